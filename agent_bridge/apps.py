@@ -1,0 +1,5 @@
+from django.apps import AppConfig
+
+
+class AgentBridgeConfig(AppConfig):
+    name = "agent_bridge"

@@ -1,0 +1,153 @@
+from django.http import FileResponse, HttpRequest
+from ninja import File, Form, Router, UploadedFile
+
+from frames import selectors, services, storage
+from frames.models import Frame
+from frames.schemas import FrameContextOut, FrameCreatedOut, FrameMetadataOut, FrameOcrOut
+from myrecall.errors import ApplicationError
+from myrecall.schemas import ErrorOut
+
+router = Router(tags=["frames"])
+
+IMAGE_CACHE_SECONDS = 86400
+
+
+def frame_url(frame_id: int) -> str:
+    return f"/api/v1/frames/{frame_id}"
+
+
+def _brief(frame: Frame) -> dict:
+    return {
+        "frame_id": frame.id,
+        "timestamp": frame.timestamp,
+        "app_name": frame.app_name,
+        "window_name": frame.window_name,
+        "frame_url": frame_url(frame.id),
+    }
+
+
+_MESSAGES = {
+    "created": "Stored; OCR is queued.",
+    "existing": "Already stored under this device_name and client_frame_id.",
+    "duplicate": "Not stored: a near-duplicate of the device's previous frame.",
+}
+
+
+@router.post(
+    "/frames",
+    response={200: FrameCreatedOut, 201: FrameCreatedOut, 400: ErrorOut, 401: ErrorOut, 413: ErrorOut, 415: ErrorOut},
+    summary="Ingest a screenshot",
+)
+def frame_create(
+    request: HttpRequest,
+    image: File[UploadedFile],
+    timestamp: Form[float],
+    app_name: Form[str] = "",
+    window_name: Form[str] = "",
+    browser_url: Form[str] = "",
+    focused: Form[bool | None] = None,
+    device_name: Form[str] = "default",
+    client_frame_id: Form[str | None] = None,
+):
+    """Multipart upload of one PNG, JPEG or WebP screenshot with its context.
+    201 when stored; 200 when it was already stored (same device_name and client_frame_id)
+    or skipped as a near-duplicate of the device's previous frame (`duplicate_of` names it)."""
+    for name, value, limit in (
+        ("app_name", app_name, 512),
+        ("window_name", window_name, 1024),
+        ("browser_url", browser_url, 4096),
+        ("device_name", device_name, 255),
+        ("client_frame_id", client_frame_id or "", 255),
+    ):
+        if len(value) > limit:
+            raise ApplicationError(f"{name} is longer than {limit} characters.", extra={"field": name})
+    result = services.frame_ingest(
+        image_bytes=image.read(),
+        timestamp=timestamp,
+        app_name=app_name,
+        window_name=window_name,
+        browser_url=browser_url,
+        focused=focused,
+        device_name=device_name,
+        client_frame_id=client_frame_id,
+    )
+    body = {
+        "frame_id": result.frame_id,
+        "status": result.status,
+        "duplicate_of": result.duplicate_of,
+        "distance": result.distance,
+        "message": _MESSAGES[result.status],
+    }
+    return (201 if result.status == "created" else 200), body
+
+
+def frame_image_response(frame: Frame) -> FileResponse:
+    path = storage.image_abspath(frame.image_path)
+    if not path.exists():
+        raise ApplicationError("The frame's image file is missing.", extra={"frame_id": frame.id}, status_code=404)
+    response = FileResponse(open(path, "rb"), content_type="image/webp")
+    response["Cache-Control"] = f"private, max-age={IMAGE_CACHE_SECONDS}, immutable"
+    return response
+
+
+@router.get("/frames/{frame_id}", response={200: None, 401: ErrorOut, 404: ErrorOut}, summary="The frame's image")
+def frame_image(request: HttpRequest, frame_id: int):
+    return frame_image_response(selectors.frame_get(frame_id=frame_id))
+
+
+@router.get("/frames/{frame_id}/ocr", response={200: FrameOcrOut, 401: ErrorOut, 404: ErrorOut})
+def frame_ocr(request: HttpRequest, frame_id: int):
+    """The text read from the frame, with line and word boxes in image pixels ([x, y, w, h])."""
+    frame = selectors.frame_get(frame_id=frame_id)
+    ocr = selectors.frame_ocr_get(frame=frame)
+    return {
+        "frame_id": frame.id,
+        "status": frame.ocr_status,
+        "error": frame.ocr_error,
+        "engine": ocr.engine if ocr else None,
+        "text": ocr.text if ocr else "",
+        "languages": [lang for lang in (ocr.languages if ocr else "").split(",") if lang],
+        "width": frame.width,
+        "height": frame.height,
+        "lines": [
+            {
+                "text": line["t"],
+                "box": line["b"],
+                "confidence": line.get("c", 1.0),
+                "words": [{"text": w[0], "box": w[1:5]} for w in line.get("w", [])],
+            }
+            for line in (ocr.lines if ocr else [])
+        ],
+    }
+
+
+@router.get("/frames/{frame_id}/metadata", response={200: FrameMetadataOut, 401: ErrorOut, 404: ErrorOut})
+def frame_metadata(request: HttpRequest, frame_id: int):
+    frame = selectors.frame_get(frame_id=frame_id)
+    return {
+        "frame_id": frame.id,
+        "timestamp": frame.timestamp,
+        "device_name": frame.device_name,
+        "client_frame_id": frame.client_frame_id,
+        "app_name": frame.app_name,
+        "window_name": frame.window_name,
+        "browser_url": frame.browser_url,
+        "focused": frame.focused,
+        "width": frame.width,
+        "height": frame.height,
+        "image_bytes": frame.image_bytes,
+        "ocr_status": frame.ocr_status,
+        "ocr_error": frame.ocr_error,
+        "frame_url": frame_url(frame.id),
+        "created_at": frame.created_at,
+    }
+
+
+@router.get("/frames/{frame_id}/context", response={200: FrameContextOut, 400: ErrorOut, 401: ErrorOut, 404: ErrorOut})
+def frame_context(request: HttpRequest, frame_id: int, before: int = 5, after: int = 5):
+    """The frames just before and after this one in time, nearest first (at most 50 each side)."""
+    if not (0 <= before <= 50 and 0 <= after <= 50):
+        raise ApplicationError("before and after must be between 0 and 50.", extra={"before": before, "after": after})
+    frame = selectors.frame_get(frame_id=frame_id)
+    earlier, later = selectors.frame_context(frame=frame, before=before, after=after)
+    return {"frame": _brief(frame), "before": [_brief(f) for f in earlier], "after": [_brief(f) for f in later]}

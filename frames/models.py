@@ -1,0 +1,59 @@
+from django.db import models
+
+
+class OcrStatus(models.TextChoices):
+    PENDING = "pending"
+    DONE = "done"
+    FAILED = "failed"
+
+
+class Frame(models.Model):
+    """One screenshot with the context it was taken in. Times are UTC."""
+
+    timestamp = models.DateTimeField(db_index=True)
+    device_name = models.CharField(max_length=255, default="default")
+    client_frame_id = models.CharField(max_length=255, null=True, blank=True)
+    app_name = models.CharField(max_length=512, blank=True, default="")
+    window_name = models.CharField(max_length=1024, blank=True, default="")
+    browser_url = models.CharField(max_length=4096, blank=True, default="")
+    focused = models.BooleanField(null=True)
+    image_path = models.CharField(max_length=255, help_text="Relative to the data dir.")
+    width = models.PositiveIntegerField()
+    height = models.PositiveIntegerField()
+    image_bytes = models.PositiveIntegerField()
+    phash = models.CharField(max_length=64, help_text="256-bit difference hash, hex.")
+    ocr_status = models.CharField(max_length=16, choices=OcrStatus.choices, default=OcrStatus.PENDING)
+    ocr_attempts = models.PositiveSmallIntegerField(default=0)
+    ocr_error = models.TextField(blank=True, default="")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["device_name", "timestamp"])]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["device_name", "client_frame_id"],
+                condition=models.Q(client_frame_id__isnull=False),
+                name="frame_unique_client_id_per_device",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"Frame {self.pk} {self.timestamp:%Y-%m-%d %H:%M:%S} {self.app_name}"
+
+
+class OcrResult(models.Model):
+    """The text read from a frame, with line and word boxes in image pixels.
+
+    `lines` is compact JSON: [{"t": text, "b": [x, y, w, h], "c": confidence,
+    "w": [[word, x, y, w, h], ...]}, ...].
+    """
+
+    frame = models.OneToOneField(Frame, on_delete=models.CASCADE, primary_key=True, related_name="ocr")
+    engine = models.CharField(max_length=32)
+    text = models.TextField(blank=True, default="")
+    languages = models.CharField(max_length=32, blank=True, default="", help_text="Comma-separated, e.g. 'en,zh'.")
+    lines = models.JSONField(default=list)
+    ocr_area = models.FloatField(default=1.0, help_text="Share of the image that was run through OCR; the rest was carried over.")
+    carried_from = models.ForeignKey(Frame, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    elapsed_ms = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)

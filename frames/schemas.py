@@ -1,0 +1,67 @@
+from datetime import datetime
+
+from ninja import Schema
+
+
+class FrameCreatedOut(Schema):
+    frame_id: int | None
+    status: str  # created | existing | duplicate
+    duplicate_of: int | None = None
+    distance: int | None = None
+    message: str
+
+
+class FrameMetadataOut(Schema):
+    frame_id: int
+    timestamp: datetime
+    device_name: str
+    client_frame_id: str | None
+    app_name: str
+    window_name: str
+    browser_url: str
+    focused: bool | None
+    width: int
+    height: int
+    image_bytes: int
+    ocr_status: str
+    ocr_error: str
+    frame_url: str
+    created_at: datetime
+
+
+class OcrWordOut(Schema):
+    text: str
+    box: list[int]
+
+
+class OcrLineOut(Schema):
+    text: str
+    box: list[int]
+    confidence: float
+    words: list[OcrWordOut]
+
+
+class FrameOcrOut(Schema):
+    frame_id: int
+    status: str
+    error: str
+    engine: str | None
+    text: str
+    languages: list[str]
+    width: int
+    height: int
+    lines: list[OcrLineOut]
+
+
+class FrameBriefOut(Schema):
+    frame_id: int
+    timestamp: datetime
+    app_name: str
+    window_name: str
+    frame_url: str
+
+
+class FrameContextOut(Schema):
+    frame: FrameBriefOut
+    before: list[FrameBriefOut]
+    after: list[FrameBriefOut]

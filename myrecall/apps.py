@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class MyRecallConfig(AppConfig):
+    name = "myrecall"
+    verbose_name = "MyRecall"

@@ -1,0 +1,16 @@
+from django.core.management.base import BaseCommand
+
+from myrecall.services import api_token_create
+
+
+class Command(BaseCommand):
+    help = "Create an API bearer token; it is printed once, as the last line, and only its hash is kept."
+
+    def add_arguments(self, parser):
+        parser.add_argument("name", help="What the token is for, e.g. 'laptop-capture'.")
+        parser.add_argument("--read-only", action="store_true", help="The token may read but not ingest.")
+
+    def handle(self, *args, name, read_only, **options):
+        token, raw = api_token_create(name=name, read_only=read_only)
+        self.stderr.write(f"Created token {token.name!r} (id {token.id}). It is shown once; keep it:")
+        self.stdout.write(raw)

@@ -1,0 +1,165 @@
+"""MyRecall settings: everything comes from the environment (django-environ),
+and every setting has a safe local default."""
+
+import os
+import secrets
+from pathlib import Path
+
+import environ
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+env = environ.Env(
+    DEBUG=(bool, False),
+    MYRECALL_DATA_DIR=(str, "~/.myrecall"),
+    ALLOWED_HOSTS=(list, ["127.0.0.1", "localhost", "[::1]"]),
+    MYRECALL_MAX_UPLOAD_MB=(float, 20.0),
+    MYRECALL_DEDUP_MAX_DISTANCE=(int, 6),
+    MYRECALL_IMAGE_QUALITY=(int, 80),
+    MYRECALL_OCR_ENGINE=(str, "rapidocr"),
+    MYRECALL_OCR_THREADS=(int, 2),
+    MYRECALL_OCR_MAX_ATTEMPTS=(int, 3),
+    MYRECALL_OCR_INCREMENTAL=(bool, True),
+    MYRECALL_TIMESTAMP_MAX_FUTURE_S=(float, 86400.0),
+    MYRECALL_WORKER_INTERVAL=(float, 0.2),
+)
+if (BASE_DIR / ".env").exists():
+    environ.Env.read_env(BASE_DIR / ".env", overwrite=False)
+
+DEBUG = env("DEBUG")
+DATA_DIR = Path(env("MYRECALL_DATA_DIR")).expanduser().resolve()
+DATA_DIR.mkdir(parents=True, exist_ok=True)
+
+
+def _secret_key() -> str:
+    """SECRET_KEY from the environment, else one generated once and kept (0600) in the data dir."""
+    if os.environ.get("SECRET_KEY"):
+        return os.environ["SECRET_KEY"]
+    path = DATA_DIR / "secret_key"
+    if not path.exists():
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as fh:
+            fh.write(secrets.token_urlsafe(50))
+    return path.read_text().strip()
+
+
+SECRET_KEY = _secret_key()
+ALLOWED_HOSTS = env("ALLOWED_HOSTS")
+
+INSTALLED_APPS = [
+    "daphne",
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "template_partials",
+    "django_tasks",
+    "django_tasks_db",
+    "channels",
+    "myrecall",
+    "frames",
+    "search",
+    "chat",
+    "agent_bridge",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "myrecall.middleware.UploadSizeLimitMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "myrecall.middleware.LoginRequired",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "myrecall.urls"
+ASGI_APPLICATION = "myrecall.asgi.application"
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "home"
+LOGOUT_REDIRECT_URL = "login"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# SQLite in WAL mode: the web server and the worker write concurrently.
+DATABASES = {
+    "default": env.db(
+        "DATABASE_URL", default=f"sqlite:///{DATA_DIR / 'myrecall.sqlite3'}"
+    )
+}
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    DATABASES["default"]["OPTIONS"] = {
+        "transaction_mode": "IMMEDIATE",
+        "timeout": 30,
+        "init_command": (
+            "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; "
+            "PRAGMA busy_timeout=30000;"
+        ),
+    }
+
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": ["default", "ocr"]}}
+
+CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+]
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STATIC_ROOT = DATA_DIR / "static"
+
+SESSION_COOKIE_HTTPONLY = True
+SESSION_COOKIE_SAMESITE = "Lax"
+CSRF_COOKIE_SAMESITE = "Lax"
+
+# Frames and OCR
+MAX_UPLOAD_BYTES = int(env("MYRECALL_MAX_UPLOAD_MB") * 1024 * 1024)
+# Files bigger than this never reach the view: the limit plus multipart overhead.
+DATA_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
+FILE_UPLOAD_MAX_MEMORY_SIZE = 4 * 1024 * 1024
+DEDUP_MAX_DISTANCE = env("MYRECALL_DEDUP_MAX_DISTANCE")
+IMAGE_QUALITY = env("MYRECALL_IMAGE_QUALITY")
+OCR_ENGINE = env("MYRECALL_OCR_ENGINE")
+OCR_THREADS = env("MYRECALL_OCR_THREADS")
+OCR_MAX_ATTEMPTS = env("MYRECALL_OCR_MAX_ATTEMPTS")
+OCR_INCREMENTAL = env("MYRECALL_OCR_INCREMENTAL")
+TIMESTAMP_MAX_FUTURE_S = env("MYRECALL_TIMESTAMP_MAX_FUTURE_S")
+WORKER_INTERVAL = env("MYRECALL_WORKER_INTERVAL")
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": "WARNING"},
+    "loggers": {
+        "myrecall": {"level": "INFO"},
+        "frames": {"level": "INFO"},
+        "search": {"level": "INFO"},
+    },
+}

@@ -1,0 +1,99 @@
+import math
+import time
+
+from django.http import HttpRequest
+from ninja import Query, Router, Schema
+from pydantic import Field
+
+from frames.api import frame_url
+from myrecall.errors import ApplicationError
+from myrecall.schemas import ErrorOut
+from search import selectors
+from search.schemas import SearchOut
+
+router = Router(tags=["search"])
+
+AUDIO_CONTENT_TYPES = {"audio", "input", "accessibility", "ui", "audio+ocr", "ocr+audio"}
+MODES_NOT_YET = {"semantic", "hybrid"}
+
+
+class SearchParams(Schema):
+    q: str = ""
+    start_time: float = Field(description="Epoch seconds; required: every search is bounded in time.")
+    end_time: float | None = Field(None, description="Epoch seconds; default now.")
+    app_name: str | None = None
+    window_name: str | None = Field(None, description="Substring, case-insensitive.")
+    browser_url: str | None = Field(None, description="Substring, case-insensitive.")
+    focused: bool | None = None
+    content_type: str = "ocr"
+    mode: str | None = Field(None, description="keyword (default for now); semantic and hybrid are not available yet.")
+    limit: int = Field(20, ge=1, le=100)
+    offset: int = Field(0, ge=0)
+    min_length: int | None = Field(None, ge=0)
+    max_length: int | None = Field(None, ge=0)
+
+
+@router.get("/search", response={200: SearchOut, 400: ErrorOut, 401: ErrorOut})
+def search(request: HttpRequest, params: Query[SearchParams]):
+    """Keyword search over what was on screen (English and Chinese), or, with an empty q,
+    the frames of the range newest first. Times are epoch seconds."""
+    content_type = params.content_type.lower()
+    if content_type in AUDIO_CONTENT_TYPES:
+        raise ApplicationError(
+            f"content_type={params.content_type} is not captured by MyRecall; use ocr.", extra={"field": "content_type"}
+        )
+    if content_type not in {"ocr", "all"}:
+        raise ApplicationError(
+            f"Unknown content_type {params.content_type!r}; use ocr.", extra={"field": "content_type"}
+        )
+    mode = (params.mode or "keyword").lower()
+    if mode in MODES_NOT_YET:
+        raise ApplicationError(
+            f"mode={mode} is not available yet; use mode=keyword.", extra={"field": "mode", "available": ["keyword"]}
+        )
+    if mode != "keyword":
+        raise ApplicationError(
+            f"Unknown mode {params.mode!r}; use keyword, semantic or hybrid.", extra={"field": "mode"}
+        )
+    end_time = params.end_time if params.end_time is not None else time.time()
+    for name, value in (("start_time", params.start_time), ("end_time", end_time)):
+        if not math.isfinite(value) or value < 0:
+            raise ApplicationError(f"{name} must be epoch seconds.", extra={"field": name})
+    if end_time < params.start_time:
+        raise ApplicationError(
+            "end_time is before start_time.", extra={"start_time": params.start_time, "end_time": end_time}
+        )
+    filters = selectors.SearchFilters(
+        start_time=params.start_time,
+        end_time=end_time,
+        app_name=params.app_name,
+        window_name=params.window_name,
+        browser_url=params.browser_url,
+        focused=params.focused,
+        min_length=params.min_length,
+        max_length=params.max_length,
+    )
+    if params.q.strip():
+        hits, total = selectors.search_keyword(q=params.q, filters=filters, limit=params.limit, offset=params.offset)
+    else:
+        hits, total = selectors.search_browse(filters=filters, limit=params.limit, offset=params.offset)
+    return {
+        "data": [
+            {
+                "type": "OCR",
+                "content": {
+                    "frame_id": hit.frame_id,
+                    "text": hit.text,
+                    "timestamp": hit.timestamp,
+                    "app_name": hit.app_name,
+                    "window_name": hit.window_name,
+                    "browser_url": hit.browser_url,
+                    "focused": hit.focused,
+                    "frame_url": frame_url(hit.frame_id),
+                    "score": hit.score,
+                },
+            }
+            for hit in hits
+        ],
+        "pagination": {"limit": params.limit, "offset": params.offset, "total": total},
+    }

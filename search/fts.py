@@ -1,0 +1,94 @@
+"""SQLite FTS5 keyword index that works for Chinese as well as English.
+
+unicode61 keeps a run of Chinese characters as one token, so a 2-character word
+inside a sentence is never found. Before text reaches FTS5, every run of CJK
+characters is rewritten as its overlapping bigrams plus its last character
+("机器学习" -> "机器 器学 学习 习"); English words pass unchanged. A Chinese query
+becomes the phrase of its bigrams, which matches exactly where the characters
+are contiguous; a single character becomes a prefix query.
+
+Row ids are ordered by time (milliseconds * 1000 + frame id mod 1000), so a time
+range is a rowid range that FTS5 applies inside the index instead of filtering
+every match afterwards.
+"""
+
+import re
+import shlex
+
+from frames.text import CJK_CLASS
+from myrecall.errors import ApplicationError
+
+TABLE = "search_fts"
+CREATE_SQL = (
+    f"CREATE VIRTUAL TABLE IF NOT EXISTS {TABLE} USING fts5("
+    "text, app_name, window_name, browser_url, frame_id UNINDEXED, "
+    "tokenize = 'unicode61 remove_diacritics 2')"
+)
+DROP_SQL = f"DROP TABLE IF EXISTS {TABLE}"
+# Column weights for bm25: on-screen text and window titles count more than app and URL.
+BM25 = f"bm25({TABLE}, 1.0, 0.5, 1.0, 0.5)"
+
+_CJK_RUN = re.compile(f"[{CJK_CLASS}]+")
+_TOKEN = re.compile(r"[^\W_]+")  # what unicode61 keeps as a token (letters and digits)
+
+
+def _cjk_run_tokens(run: str) -> list[str]:
+    if len(run) == 1:
+        return [run]
+    return [run[i : i + 2] for i in range(len(run) - 1)] + [run[-1]]
+
+
+def fts_prepare(text: str) -> str:
+    """The form of a text that goes into the index."""
+    if not text:
+        return ""
+    return _CJK_RUN.sub(lambda m: " " + " ".join(_cjk_run_tokens(m.group())) + " ", text)
+
+
+def rowid_for(timestamp_s: float, frame_id: int) -> int:
+    return int(timestamp_s * 1000) * 1000 + frame_id % 1000
+
+
+def rowid_range(start_s: float, end_s: float) -> tuple[int, int]:
+    # One millisecond of slack either side; the exact bounds are applied on the frame's timestamp.
+    return (int(start_s * 1000) - 1) * 1000, (int(end_s * 1000) + 2) * 1000 - 1
+
+
+def _term_tokens(term: str) -> tuple[list[str], bool]:
+    """FTS tokens of one query term, and whether the last one is a single CJK character."""
+    tokens: list[str] = []
+    last_single_cjk = False
+    pos = 0
+    for m in _CJK_RUN.finditer(term):
+        tokens += [t.lower() for t in _TOKEN.findall(term[pos : m.start()])]
+        run = m.group()
+        tokens += [run[i : i + 2] for i in range(len(run) - 1)] if len(run) > 1 else [run]
+        last_single_cjk = len(run) == 1 and m.end() == len(term)
+        pos = m.end()
+    rest = _TOKEN.findall(term[pos:])
+    if rest:
+        last_single_cjk = False
+    tokens += [t.lower() for t in rest]
+    return tokens, last_single_cjk
+
+
+def fts_query(q: str) -> str:
+    """Turn what a person typed into a safe FTS5 query: every word or "quoted phrase"
+    must match (AND); a trailing * makes the last word a prefix."""
+    try:
+        terms = shlex.split(q)
+    except ValueError:  # an unbalanced quote: take the words as they are
+        terms = q.replace('"', " ").split()
+    parts = []
+    for term in terms:
+        prefix = term.endswith("*")
+        tokens, single_cjk = _term_tokens(term.rstrip("*"))
+        if not tokens:
+            continue
+        phrase = '"' + " ".join(tokens) + '"'
+        if prefix or single_cjk:
+            phrase += "*"
+        parts.append(phrase)
+    if not parts:
+        raise ApplicationError("The query has no searchable words.", extra={"field": "q", "q": q})
+    return " AND ".join(parts)

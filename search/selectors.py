@@ -1,0 +1,131 @@
+"""Reads: keyword search over the FTS index, and browsing frames newest first."""
+
+from dataclasses import dataclass
+from datetime import datetime
+from datetime import timezone as dt_timezone
+
+from django.db import connection
+
+from frames.models import Frame
+from search.fts import BM25, TABLE, fts_query, rowid_range
+
+
+@dataclass(frozen=True)
+class SearchFilters:
+    start_time: float
+    end_time: float
+    app_name: str | None = None
+    window_name: str | None = None
+    browser_url: str | None = None
+    focused: bool | None = None
+    min_length: int | None = None
+    max_length: int | None = None
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    frame_id: int
+    timestamp: datetime
+    text: str
+    app_name: str
+    window_name: str
+    browser_url: str
+    focused: bool | None
+    score: float | None
+
+
+def _like(value: str) -> str:
+    return "%" + value.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+
+
+def _filter_sql(filters: SearchFilters) -> tuple[list[str], list, bool]:
+    """WHERE clauses on frames f (and OCR text o), their params, and whether o is needed."""
+    adapt = connection.ops.adapt_datetimefield_value
+    start = datetime.fromtimestamp(filters.start_time, tz=dt_timezone.utc)
+    end = datetime.fromtimestamp(filters.end_time, tz=dt_timezone.utc)
+    where = ["f.timestamp >= %s", "f.timestamp <= %s"]
+    params: list = [adapt(start), adapt(end)]
+    if filters.app_name:
+        where.append("f.app_name = %s COLLATE NOCASE")
+        params.append(filters.app_name)
+    if filters.window_name:
+        where.append("f.window_name LIKE %s ESCAPE '\\'")
+        params.append(_like(filters.window_name))
+    if filters.browser_url:
+        where.append("f.browser_url LIKE %s ESCAPE '\\'")
+        params.append(_like(filters.browser_url))
+    if filters.focused is not None:
+        where.append("f.focused = %s")
+        params.append(filters.focused)
+    needs_text = False
+    if filters.min_length is not None:
+        where.append("length(coalesce(o.text, '')) >= %s")
+        params.append(filters.min_length)
+        needs_text = True
+    if filters.max_length is not None:
+        where.append("length(coalesce(o.text, '')) <= %s")
+        params.append(filters.max_length)
+        needs_text = True
+    return where, params, needs_text
+
+
+_TEXT_JOIN = " LEFT JOIN frames_ocrresult o ON o.frame_id = f.id"
+
+
+def _hits(ranked: list[tuple[int, float | None]]) -> list[SearchHit]:
+    """Details of the ranked frame ids, in rank order."""
+    frames = Frame.objects.filter(id__in=[frame_id for frame_id, _ in ranked]).values(
+        "id", "timestamp", "ocr__text", "app_name", "window_name", "browser_url", "focused"
+    )
+    by_id = {row["id"]: row for row in frames}
+    return [
+        SearchHit(
+            frame_id=frame_id,
+            timestamp=by_id[frame_id]["timestamp"],
+            text=by_id[frame_id]["ocr__text"] or "",
+            app_name=by_id[frame_id]["app_name"],
+            window_name=by_id[frame_id]["window_name"],
+            browser_url=by_id[frame_id]["browser_url"],
+            focused=by_id[frame_id]["focused"],
+            score=score,
+        )
+        for frame_id, score in ranked
+        if frame_id in by_id
+    ]
+
+
+def _page(select: str, base: str, params: list, order: str, limit: int, offset: int) -> tuple[list, int]:
+    with connection.cursor() as cursor:
+        cursor.execute(f"{select} {base} ORDER BY {order} LIMIT %s OFFSET %s", [*params, limit, offset])
+        rows = cursor.fetchall()
+        if len(rows) < limit and (rows or offset == 0):
+            total = offset + len(rows)
+        else:
+            cursor.execute(f"SELECT count(*) {base}", params)
+            total = cursor.fetchone()[0]
+    return rows, total
+
+
+def search_keyword(*, q: str, filters: SearchFilters, limit: int, offset: int) -> tuple[list[SearchHit], int]:
+    """Frames whose text or metadata match every word of q, best bm25 first."""
+    match = fts_query(q)
+    lo, hi = rowid_range(filters.start_time, filters.end_time)
+    where, params, needs_text = _filter_sql(filters)
+    base = (
+        f"FROM {TABLE} JOIN frames_frame f ON f.id = {TABLE}.frame_id"
+        + (_TEXT_JOIN if needs_text else "")
+        + f" WHERE {TABLE} MATCH %s AND {TABLE}.rowid BETWEEN %s AND %s AND "
+        + " AND ".join(where)
+    )
+    rows, total = _page(
+        f"SELECT f.id, -{BM25} AS score", base, [match, lo, hi, *params], "score DESC, f.timestamp DESC", limit, offset
+    )
+    return _hits([(row[0], row[1]) for row in rows]), total
+
+
+def search_browse(*, filters: SearchFilters, limit: int, offset: int) -> tuple[list[SearchHit], int]:
+    """Frames in the range, newest first (an empty query)."""
+    where, params, needs_text = _filter_sql(filters)
+    base = "FROM frames_frame f" + (_TEXT_JOIN if needs_text else "") + " WHERE " + " AND ".join(where)
+    rows, total = _page("SELECT f.id", base, params, "f.timestamp DESC, f.id DESC", limit, offset)
+    return _hits([(row[0], None) for row in rows]), total
