@@ -3,4 +3,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
+export MYRECALL_DATA_DIR="${MYRECALL_TEST_DATA_DIR:-$(mktemp -d)}"
 exec .venv/bin/python -m pytest "$@"

@@ -21,7 +21,6 @@ class Command(BaseCommand):
 
     def handle(self, *args, port, host, **options):
         call_command("migrate", interactive=False, verbosity=0)
-        call_command("collectstatic", interactive=False, verbosity=0)
         tmp_sweep()
         password = admin_ensure()
         if password:

@@ -1,0 +1,123 @@
+"""Shared fixtures: a temporary data dir per test, an API client with a real token,
+rendered screenshots, and a real `serve` (web server + worker) for end-to-end tests."""
+
+import io
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import requests
+from PIL import Image, ImageDraw
+
+from bench.screens import font
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(autouse=True)
+def data_dir(tmp_path, settings):
+    settings.DATA_DIR = tmp_path / "data"
+    settings.DATA_DIR.mkdir()
+    return settings.DATA_DIR
+
+
+def render_text_image(lines: list[str], *, size=(900, 60), fmt="PNG", size_px=28, bg="white", fg="black") -> bytes:
+    """A screenshot-like image with the given lines of text (English or Chinese)."""
+    width, _ = size
+    height = max(size[1], 30 + len(lines) * (size_px + 22))
+    img = Image.new("RGB", (width, height), bg)
+    draw = ImageDraw.Draw(img)
+    for i, line in enumerate(lines):
+        draw.text((20, 15 + i * (size_px + 22)), line, font=font(size_px), fill=fg)
+    out = io.BytesIO()
+    img.save(out, format=fmt)
+    return out.getvalue()
+
+
+@pytest.fixture
+def api_token(db):
+    from myrecall.services import api_token_create
+
+    _, raw = api_token_create(name="tests")
+    return raw
+
+
+@pytest.fixture
+def api(client, api_token):
+    """Django's test client with a bearer token on every request."""
+    client.defaults["HTTP_AUTHORIZATION"] = f"Bearer {api_token}"
+    return client
+
+
+def post_frame(api, image: bytes, **fields):
+    data = {"timestamp": time.time(), "app_name": "Editor", "window_name": "notes", "device_name": "laptop"}
+    data.update(fields)
+    data["image"] = io.BytesIO(image)
+    data["image"].name = "frame.png"
+    return api.post("/api/v1/frames", data)
+
+
+@pytest.fixture
+def immediate_ocr(settings):
+    """Run queued tasks (OCR) in-process at enqueue time, with the real engine."""
+    settings.TASKS = {
+        "default": {"BACKEND": "django_tasks.backends.immediate.ImmediateBackend", "QUEUES": ["default", "ocr"]}
+    }
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class LiveServer:
+    def __init__(self, data_dir: Path):
+        self.data_dir = data_dir
+        self.port = _free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.env = {**os.environ, "MYRECALL_DATA_DIR": str(data_dir)}
+        self.log = open(data_dir / "serve.log", "w")
+        self.proc = subprocess.Popen(
+            [sys.executable, "manage.py", "serve", "--port", str(self.port)],
+            cwd=REPO, env=self.env, stdout=self.log, stderr=subprocess.STDOUT,
+        )
+        deadline = time.time() + 120
+        while time.time() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"serve exited: {(data_dir / 'serve.log').read_text()}")
+            try:
+                requests.get(self.url + "/login/", timeout=1)
+                if "OCR engine" in (data_dir / "serve.log").read_text():
+                    break
+            except requests.ConnectionError:
+                pass
+            time.sleep(0.3)
+        else:
+            raise RuntimeError("serve did not come up in 120 s")
+        self.token = self.manage("token_create", "live-tests").strip().splitlines()[-1]
+        self.session = requests.Session()
+        self.session.headers["Authorization"] = f"Bearer {self.token}"
+
+    def manage(self, *args: str) -> str:
+        return subprocess.run(
+            [sys.executable, "manage.py", *args], cwd=REPO, env=self.env, check=True, capture_output=True, text=True
+        ).stdout
+
+    def stop(self) -> int:
+        self.proc.terminate()
+        code = self.proc.wait(timeout=30)
+        self.log.close()
+        return code
+
+
+@pytest.fixture(scope="session")
+def live_server_proc(tmp_path_factory):
+    server = LiveServer(tmp_path_factory.mktemp("live") / "data")
+    yield server
+    if server.proc.poll() is None:
+        server.stop()
