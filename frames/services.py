@@ -138,7 +138,7 @@ def frame_ocr_enqueue(*, frame_id: int, delay_s: float = 0) -> None:
     from frames.tasks import frame_ocr
 
     task = frame_ocr
-    if delay_s:
+    if delay_s and task.get_backend().supports_defer:
         task = task.using(run_after=timezone.now() + timedelta(seconds=delay_s))
     task.enqueue(frame_id)
 
