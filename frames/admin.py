@@ -1,0 +1,24 @@
+from django.contrib import admin
+
+from frames.models import Frame, OcrResult
+
+
+class OcrResultInline(admin.StackedInline):
+    model = OcrResult
+    fk_name = "frame"
+    fields = ["engine", "languages", "text", "ocr_area", "carried_from", "elapsed_ms"]
+    readonly_fields = fields
+    can_delete = False
+
+
+@admin.register(Frame)
+class FrameAdmin(admin.ModelAdmin):
+    list_display = ["id", "timestamp", "device_name", "app_name", "window_name", "ocr_status"]
+    list_filter = ["ocr_status", "device_name", "app_name"]
+    search_fields = ["app_name", "window_name", "browser_url", "ocr__text"]
+    date_hierarchy = "timestamp"
+    readonly_fields = [f.name for f in Frame._meta.fields]
+    inlines = [OcrResultInline]
+
+    def has_add_permission(self, request):
+        return False  # frames come in through the API or frames_import
