@@ -54,6 +54,7 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
+    "ninja",  # serves the API docs from static files, not a CDN
     "template_partials",
     "django_tasks",
     "django_tasks_db",
