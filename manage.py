@@ -5,6 +5,8 @@ import sys
 
 def main():
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "myrecall.settings")
+    # Frames are everything a person saw on screen: files we create are theirs alone.
+    os.umask(0o077)
     from django.core.management import execute_from_command_line
 
     execute_from_command_line(sys.argv)

@@ -28,7 +28,7 @@ if (BASE_DIR / ".env").exists():
 
 DEBUG = env("DEBUG")
 DATA_DIR = Path(env("MYRECALL_DATA_DIR")).expanduser().resolve()
-DATA_DIR.mkdir(parents=True, exist_ok=True)
+DATA_DIR.mkdir(mode=0o700, parents=True, exist_ok=True)
 
 
 def _secret_key() -> str:
