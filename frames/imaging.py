@@ -10,7 +10,8 @@ from myrecall.errors import ApplicationError
 ACCEPTED_FORMATS = {"PNG", "JPEG", "WEBP"}
 MAX_PIXELS = 8192 * 8192
 MIN_SIDE = 16
-HASH_SIZE = 16  # 16x16 gradient bits = 256-bit hash
+SIGNATURE_GRID = (48, 27)  # 40x40-pixel tiles on a 1920x1080 screen
+NOISE_LEVELS = 3  # grey levels a tile mean may move by re-encoding alone
 
 Image.MAX_IMAGE_PIXELS = MAX_PIXELS
 
@@ -44,15 +45,22 @@ def image_decode(data: bytes) -> Image.Image:
     return image
 
 
-def image_hash(image: Image.Image) -> str:
-    """256-bit difference hash: signs of horizontal gradients on a 17x16 grey thumbnail."""
-    grey = np.asarray(image.convert("L").resize((HASH_SIZE + 1, HASH_SIZE), Image.Resampling.BOX), dtype=np.int16)
-    bits = (grey[:, 1:] > grey[:, :-1]).flatten()
-    return np.packbits(bits).tobytes().hex()
+def image_hash(image: Image.Image) -> bytes:
+    """Perceptual signature: the mean grey level of each tile of a 48x27 grid.
+
+    A global 64- or 256-bit hash cannot tell a typed word from compression noise
+    on a 1920x1080 screen (both flip 0-7 bits); tile means can: a new character
+    moves its tile by 7+ levels, re-encoding moves tiles by under 1.
+    """
+    return image.convert("L").resize(SIGNATURE_GRID, Image.Resampling.BOX).tobytes()
 
 
-def hash_distance(a: str, b: str) -> int:
-    return (int(a, 16) ^ int(b, 16)).bit_count()
+def hash_distance(a: bytes, b: bytes) -> int:
+    """How many tiles differ by more than compression noise (0 = the same screen)."""
+    if len(a) != len(b):
+        return len(a) + len(b)
+    diff = np.abs(np.frombuffer(a, dtype=np.uint8).astype(np.int16) - np.frombuffer(b, dtype=np.uint8))
+    return int((diff > NOISE_LEVELS).sum())
 
 
 def image_encode(image: Image.Image, *, quality: int) -> bytes:

@@ -21,7 +21,7 @@ class Frame(models.Model):
     width = models.PositiveIntegerField()
     height = models.PositiveIntegerField()
     image_bytes = models.PositiveIntegerField()
-    phash = models.CharField(max_length=64, help_text="256-bit difference hash, hex.")
+    phash = models.BinaryField(max_length=2048, help_text="Perceptual signature: tile means of a 48x27 grey grid.")
     ocr_status = models.CharField(max_length=16, choices=OcrStatus.choices, default=OcrStatus.PENDING)
     ocr_attempts = models.PositiveSmallIntegerField(default=0)
     ocr_error = models.TextField(blank=True, default="")

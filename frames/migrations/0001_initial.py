@@ -27,7 +27,7 @@ class Migration(migrations.Migration):
                 ('width', models.PositiveIntegerField()),
                 ('height', models.PositiveIntegerField()),
                 ('image_bytes', models.PositiveIntegerField()),
-                ('phash', models.CharField(help_text='256-bit difference hash, hex.', max_length=64)),
+                ('phash', models.BinaryField(help_text='Perceptual signature: tile means of a 48x27 grey grid.', max_length=2048)),
                 ('ocr_status', models.CharField(choices=[('pending', 'Pending'), ('done', 'Done'), ('failed', 'Failed')], default='pending', max_length=16)),
                 ('ocr_attempts', models.PositiveSmallIntegerField(default=0)),
                 ('ocr_error', models.TextField(blank=True, default='')),

@@ -194,3 +194,19 @@ def test_ocr_failure_is_recorded_and_retried_boundedly(api, settings, immediate_
     # Still findable by its metadata.
     body = api.get("/api/v1/search", {"q": "slack", "start_time": time.time() - 60}).json()
     assert [h["content"]["frame_id"] for h in body["data"]] == [frame.id]
+
+
+def test_one_typed_word_on_a_full_hd_screen_is_not_a_duplicate(api):
+    import random
+
+    from bench.screens import new_screen, render
+
+    screen = new_screen(random.Random(7), "editor")
+    before = io.BytesIO()
+    render(screen).save(before, format="PNG")
+    screen.lines[screen.scroll + 3] += " ok"
+    after = io.BytesIO()
+    render(screen).save(after, format="PNG")
+    assert post_frame(api, before.getvalue(), timestamp=time.time() - 3).status_code == 201
+    resp = post_frame(api, after.getvalue(), timestamp=time.time() - 1)
+    assert resp.status_code == 201, resp.json()
