@@ -11,6 +11,9 @@ from django.core.management.base import BaseCommand
 from frames.storage import tmp_sweep
 from myrecall.services import ADMIN_PASSWORD_FILE, ADMIN_USERNAME, admin_ensure
 
+MAX_RESTARTS = 5
+RESTART_WINDOW_S = 60
+
 
 class Command(BaseCommand):
     help = "Run MyRecall: the web server (daphne, ASGI) and the background worker together; Ctrl-C stops both."
@@ -31,14 +34,12 @@ class Command(BaseCommand):
         python = sys.executable
         manage = str(settings.BASE_DIR / "manage.py")
         env = {**os.environ, "MYRECALL_DATA_DIR": str(settings.DATA_DIR)}
-        children = [
-            subprocess.Popen(
-                [python, "-m", "daphne", "-b", host, "-p", str(port), "--proxy-headers", "myrecall.asgi:application"],
-                cwd=settings.BASE_DIR,
-                env=env,
-            ),
-            subprocess.Popen([python, manage, "worker"], cwd=settings.BASE_DIR, env=env),
-        ]
+        commands = {
+            "web": [python, "-m", "daphne", "-b", host, "-p", str(port), "--proxy-headers", "myrecall.asgi:application"],
+            "worker": [python, manage, "worker"],
+        }
+        children = {name: subprocess.Popen(cmd, cwd=settings.BASE_DIR, env=env) for name, cmd in commands.items()}
+        restarts: dict[str, list[float]] = {name: [] for name in commands}
         self.stdout.write(f"MyRecall on http://{host}:{port}/  (data in {settings.DATA_DIR}; Ctrl-C stops)")
         self.stdout.flush()
         stopping = False
@@ -51,17 +52,25 @@ class Command(BaseCommand):
         signal.signal(signal.SIGTERM, stop)
         exit_code = 0
         while not stopping:
-            for child in children:
-                if child.poll() is not None:
-                    self.stderr.write(f"{child.args[2]} exited with {child.returncode}; stopping.")
+            for name, child in children.items():
+                if child.poll() is None or stopping:
+                    continue
+                # A crashed worker must not take the web app down: restart it, but give up on a crash loop.
+                recent = [t for t in restarts[name] if time.time() - t < RESTART_WINDOW_S]
+                if len(recent) >= MAX_RESTARTS:
+                    self.stderr.write(f"{name} keeps exiting (last code {child.returncode}); stopping.")
                     exit_code = child.returncode or 1
                     stopping = True
+                    break
+                self.stderr.write(f"{name} exited with {child.returncode}; restarting it.")
+                restarts[name] = [*recent, time.time()]
+                children[name] = subprocess.Popen(commands[name], cwd=settings.BASE_DIR, env=env)
             time.sleep(0.2)
-        for child in children:
+        for child in children.values():
             if child.poll() is None:
                 child.send_signal(signal.SIGTERM)
         deadline = time.time() + 10
-        for child in children:
+        for child in children.values():
             try:
                 child.wait(timeout=max(deadline - time.time(), 0.1))
             except subprocess.TimeoutExpired:
