@@ -2,20 +2,13 @@
 rendered screenshots, and a real `serve` (web server + worker) for end-to-end tests."""
 
 import io
-import os
-import socket
-import subprocess
-import sys
 import time
-from pathlib import Path
 
 import pytest
-import requests
 from PIL import Image, ImageDraw
 
+from bench.live import LiveServer
 from bench.screens import font
-
-REPO = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(autouse=True)
@@ -67,52 +60,6 @@ def immediate_ocr(settings):
     settings.TASKS = {
         "default": {"BACKEND": "django_tasks.backends.immediate.ImmediateBackend", "QUEUES": ["default", "ocr"]}
     }
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class LiveServer:
-    def __init__(self, data_dir: Path):
-        self.data_dir = data_dir
-        self.port = _free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.env = {**os.environ, "MYRECALL_DATA_DIR": str(data_dir)}
-        self.log = open(data_dir / "serve.log", "w")
-        self.proc = subprocess.Popen(
-            [sys.executable, "manage.py", "serve", "--port", str(self.port)],
-            cwd=REPO, env=self.env, stdout=self.log, stderr=subprocess.STDOUT,
-        )
-        deadline = time.time() + 120
-        while time.time() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"serve exited: {(data_dir / 'serve.log').read_text()}")
-            try:
-                requests.get(self.url + "/login/", timeout=1)
-                if "OCR engine" in (data_dir / "serve.log").read_text():
-                    break
-            except requests.ConnectionError:
-                pass
-            time.sleep(0.3)
-        else:
-            raise RuntimeError("serve did not come up in 120 s")
-        self.token = self.manage("token_create", "live-tests").strip().splitlines()[-1]
-        self.session = requests.Session()
-        self.session.headers["Authorization"] = f"Bearer {self.token}"
-
-    def manage(self, *args: str) -> str:
-        return subprocess.run(
-            [sys.executable, "manage.py", *args], cwd=REPO, env=self.env, check=True, capture_output=True, text=True
-        ).stdout
-
-    def stop(self) -> int:
-        self.proc.terminate()
-        code = self.proc.wait(timeout=30)
-        self.log.close()
-        return code
 
 
 @pytest.fixture(scope="session")

@@ -1,0 +1,113 @@
+"""A real `manage.py serve` (web server + worker) on a free port with its own data dir,
+shared by the end-to-end tests and the benchmarks."""
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import requests
+
+REPO = Path(__file__).resolve().parent.parent
+READY_MARKER = "[worker] OCR engine"
+
+
+def port_pick() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def process_descendants(pid: int) -> list[int]:
+    """Every live process below pid (children, grandchildren...), read from /proc."""
+    parents: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:  # the process ended while we looked
+            continue
+        # The command name may hold spaces and parentheses: the fields start after the last ')'.
+        fields = stat.rsplit(")", 1)[1].split()
+        if fields[0] != "Z":
+            parents.setdefault(int(fields[1]), []).append(int(entry.name))
+    found, todo = [], [pid]
+    while todo:
+        for child in parents.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
+class LiveServer:
+    """Starts `serve` and waits until the web server answers and the worker's OCR engine is warm.
+
+    `env` adds or overrides environment variables (e.g. MYRECALL_DEDUP_MAX_DISTANCE) for the server.
+    """
+
+    def __init__(self, data_dir: Path, *, env: dict[str, str] | None = None, ready_timeout_s: float = 120):
+        self.data_dir = Path(data_dir)
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        self.db_path = self.data_dir / "myrecall.sqlite3"
+        self.port = port_pick()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.env = {**os.environ, **(env or {}), "MYRECALL_DATA_DIR": str(self.data_dir)}
+        self.log_path = self.data_dir / "serve.log"
+        self.log = open(self.log_path, "w")
+        self.proc = subprocess.Popen(
+            [sys.executable, "manage.py", "serve", "--port", str(self.port)],
+            cwd=REPO, env=self.env, stdout=self.log, stderr=subprocess.STDOUT,
+        )
+        try:
+            self._wait_ready(ready_timeout_s)
+        except BaseException:
+            self.stop()
+            raise
+        self.token = self.manage("token_create", "live").strip().splitlines()[-1]
+        self.session = requests.Session()
+        self.session.headers["Authorization"] = f"Bearer {self.token}"
+
+    def _wait_ready(self, timeout_s: float) -> None:
+        deadline = time.time() + timeout_s
+        while time.time() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"serve exited with {self.proc.returncode}:\n{self.log_path.read_text()}")
+            try:
+                requests.get(self.url + "/login/", timeout=1)
+                if READY_MARKER in self.log_path.read_text():
+                    return
+            except requests.ConnectionError:
+                pass
+            time.sleep(0.3)
+        raise RuntimeError(f"serve did not come up in {timeout_s:.0f} s:\n{self.log_path.read_text()}")
+
+    def manage(self, *args: str) -> str:
+        return subprocess.run(
+            [sys.executable, "manage.py", *args], cwd=REPO, env=self.env, check=True, capture_output=True, text=True
+        ).stdout
+
+    def stop(self, *, sig: int = signal.SIGTERM, timeout_s: float = 30) -> int:
+        if self.proc.poll() is None:
+            children = process_descendants(self.proc.pid)
+            self.proc.send_signal(sig)
+            try:
+                self.proc.wait(timeout=timeout_s)
+            except subprocess.TimeoutExpired:
+                for pid in [self.proc.pid, *children]:
+                    try:
+                        os.kill(pid, signal.SIGKILL)
+                    except ProcessLookupError:
+                        pass
+                self.proc.wait()
+        self.log.close()
+        return self.proc.returncode
+
+    def __enter__(self) -> "LiveServer":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop()

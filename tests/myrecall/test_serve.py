@@ -1,0 +1,130 @@
+"""End to end on a real `manage.py serve`: ingest over HTTP with a bearer token, OCR in
+the worker, keyword search, the frame's image and boxes, the first-start admin
+password, and a stop that takes the web server and the worker down with it."""
+
+import io
+import random
+import signal
+import stat
+import time
+from pathlib import Path
+
+import pytest
+import requests
+from PIL import Image
+
+from bench.live import LiveServer, process_descendants
+from bench.screens import Screen, render
+
+SEARCH_WAIT_S = 60
+
+
+def _made_up_word(rng: random.Random) -> str:
+    """A pronounceable word no dictionary has, so a hit can only come from our frame."""
+    return "".join(rng.choice("bdfgkmnprstvz") + rng.choice("aeou") for _ in range(4))
+
+
+def _png(screen: Screen) -> bytes:
+    out = io.BytesIO()
+    render(screen).save(out, format="PNG")
+    return out.getvalue()
+
+
+def _search_until_found(server: LiveServer, *, q: str, frame_id: int, start_time: float) -> bool:
+    deadline = time.time() + SEARCH_WAIT_S
+    while time.time() < deadline:
+        resp = server.session.get(
+            server.url + "/api/v1/search", params={"q": q, "start_time": start_time, "mode": "keyword"}, timeout=10
+        )
+        assert resp.status_code == 200, resp.text
+        if frame_id in [hit["content"]["frame_id"] for hit in resp.json()["data"]]:
+            return True
+        time.sleep(0.2)
+    return False
+
+
+def test_posted_screenshot_becomes_searchable_in_english_and_chinese(live_server_proc):
+    server = live_server_proc
+    word = _made_up_word(random.Random())
+    chinese = "向日葵花园"
+    screen = Screen(
+        kind="editor",
+        app_name="Code",
+        window_name=f"{word}.md",
+        lines=["meeting notes for the release", f"the {word} arrived this morning", f"下午在{chinese}讨论合同", "deploy the server"],
+    )
+    timestamp = time.time()
+    resp = server.session.post(
+        server.url + "/api/v1/frames",
+        files={"image": ("shot.png", _png(screen), "image/png")},
+        data={"timestamp": timestamp, "app_name": "Code", "window_name": screen.window_name, "device_name": f"e2e-{word}"},
+        timeout=30,
+    )
+    assert resp.status_code == 201, resp.text
+    frame_id = resp.json()["frame_id"]
+
+    assert _search_until_found(server, q=word, frame_id=frame_id, start_time=timestamp - 60), server.log_path.read_text()[-3000:]
+    assert _search_until_found(server, q=chinese, frame_id=frame_id, start_time=timestamp - 60)
+
+    image = server.session.get(f"{server.url}/api/v1/frames/{frame_id}", timeout=10)
+    assert image.status_code == 200
+    assert image.headers["Content-Type"] == "image/webp"
+    assert Image.open(io.BytesIO(image.content)).size == (1920, 1080)
+    assert requests.get(f"{server.url}/api/v1/frames/{frame_id}", timeout=10).status_code == 401
+
+    ocr = server.session.get(f"{server.url}/api/v1/frames/{frame_id}/ocr", timeout=10).json()
+    assert ocr["status"] == "done"
+    word_boxes = [w["box"] for line in ocr["lines"] for w in line["words"] if w["text"] == word]
+    assert word_boxes, ocr["text"]
+    x, y, w, h = word_boxes[0]
+    assert w > 0 and h > 0 and 0 <= x < 1920 and 0 <= y < 1080
+
+
+def _login(server: LiveServer, password: str) -> requests.Session:
+    browser = requests.Session()
+    browser.get(server.url + "/login/", timeout=10)
+    browser.post(
+        server.url + "/login/",
+        data={"username": "admin", "password": password, "csrfmiddlewaretoken": browser.cookies["csrftoken"]},
+        allow_redirects=False,
+        timeout=10,
+    )
+    return browser
+
+
+def test_first_start_admin_password_is_kept_private_and_logs_in(live_server_proc):
+    server = live_server_proc
+    path = server.data_dir / "admin_password.txt"
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    password = path.read_text().strip()
+    assert server.log_path.read_text().count(password) == 1  # printed once, at first start
+
+    home = _login(server, password).get(server.url + "/", allow_redirects=False, timeout=10)
+    assert home.status_code == 200
+    refused = _login(server, password + "x").get(server.url + "/", allow_redirects=False, timeout=10)
+    assert refused.status_code == 302
+    assert "/login/" in refused.headers["Location"]
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except FileNotFoundError:
+        return False
+    return state != "Z"
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+def test_stopping_serve_stops_web_server_and_worker(tmp_path, sig):
+    server = LiveServer(tmp_path / "serve")
+    children = process_descendants(server.proc.pid)
+    commands = [Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode() for pid in children]
+    assert any("daphne" in c for c in commands) and any("manage.py worker" in c for c in commands), commands
+
+    code = server.stop(sig=sig)
+    left = [pid for pid in children if _alive(pid)]
+
+    assert code == 0
+    assert left == []
+    with pytest.raises(requests.ConnectionError):
+        requests.get(server.url + "/login/", timeout=2)
