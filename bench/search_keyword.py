@@ -1,0 +1,460 @@
+"""Keyword search latency at scale, on the app's real schema and selector.
+
+For each size, builds a fresh database with the app's migrations in a temporary
+MYRECALL_DATA_DIR, fills it with synthetic OCR-like frames (about 70% English and
+30% Chinese lines, Zipf-distributed vocabularies, screens that change a little
+from one capture to the next) spread over 30 days, and times
+search.selectors.search_keyword on 1-day ranges with LIMIT 20, then the same
+queries once more through GET /api/v1/search. Prints figures, asserts nothing.
+
+    .venv/bin/python bench/search_keyword.py --sizes 100000,1000000 --queries 200
+"""
+
+import argparse
+import os
+import random
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from datetime import datetime
+from datetime import timezone as dt_timezone
+from pathlib import Path
+
+import numpy as np
+from tqdm import tqdm
+
+REPO = Path(__file__).resolve().parent.parent
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+
+DAY = 86400.0
+SPAN_DAYS = 30
+BATCH = 25_000
+
+# The top of an English screen's vocabulary: function words, then words of work and UI.
+EN_TOP = (
+    "the of and to a in is for on that with as it at by from this be are or you your an not all new file "
+    "edit view help more can will we our if has was have do"
+).split()
+EN_WORK = (
+    "budget review quarterly meeting notes release deploy server database index search memory timeline "
+    "frame capture window browser editor terminal commit merge branch invoice customer report design "
+    "schedule project roadmap feedback analytics dashboard migration payment account security update "
+    "performance latency cache request response kernel network storage backup restore monitor alert "
+    "interview candidate contract proposal marketing campaign newsletter article summary question answer "
+    "settings open save close home page share copy paste delete cancel name date time status user admin "
+    "login password email message inbox draft send reply today yesterday week month total amount price "
+    "order item list table row column chart team issue error warning build test python config docs"
+).split()
+ZH_SEED = (
+    "会议 记录 项目 进度 数据 索引 搜索 时间线 截图 识别 文字 预算 报告 客户 合同 设计 方案 测试 "
+    "部署 服务器 网络 存储 备份 安全 更新 性能 缓存 请求 机器学习 人工智能 产品 经理 市场 营销 "
+    "文章 总结 问题 答案 日程 安排 反馈 分析 仪表盘 迁移 支付 账户 监控 告警 面试 候选人 提案"
+).split()
+APPS = [
+    ("Google Chrome", "browser"),
+    ("Firefox", "browser"),
+    ("Code", "editor"),
+    ("Terminal", "terminal"),
+    ("Slack", "chat"),
+    ("WeChat", "chat"),
+    ("飞书", "chat"),
+    ("Obsidian", "editor"),
+    ("Mail", "mail"),
+]
+DOMAINS = ["github.com", "docs.python.org", "mail.google.com", "zhihu.com", "example.org", "feishu.cn", "bilibili.com"]
+
+
+class Zipf:
+    """Draws words with Zipf-Mandelbrot frequencies, from a large pre-sampled pool (fast)."""
+
+    def __init__(self, words: list[str], *, seed: int, s: float = 1.0, q: float = 2.7, pool: int = 2_000_000):
+        self.words = words
+        weights = 1.0 / (np.arange(len(words)) + 1 + q) ** s
+        self.p = weights / weights.sum()
+        self.rng = np.random.default_rng(seed)
+        self.pool_size = pool
+        self._refill()
+
+    def _refill(self) -> None:
+        picks = self.rng.choice(len(self.words), size=self.pool_size, p=self.p)
+        self.pool = [self.words[i] for i in picks]
+        self.pos = 0
+
+    def take(self, k: int) -> list[str]:
+        if self.pos + k > len(self.pool):
+            self._refill()
+        out = self.pool[self.pos : self.pos + k]
+        self.pos += k
+        return out
+
+
+def english_words(rng: random.Random, n: int) -> list[str]:
+    """Real words at the top ranks, then made-up pronounceable ones (the long tail)."""
+    onsets = "b c d f g h j k l m n p r s t v w z br cl dr fl gr pl pr sh st th tr".split()
+    vowels = "a e i o u ai ea ou io".split()
+    codas = ["", "", "n", "r", "s", "t", "l", "nd", "st", "ck", "ng"]
+    words = list(dict.fromkeys(EN_TOP + EN_WORK))
+    seen = set(words)
+    while len(words) < n:
+        word = "".join(rng.choice(onsets) + rng.choice(vowels) for _ in range(rng.randint(1, 3))) + rng.choice(codas)
+        if 3 <= len(word) <= 12 and word not in seen:
+            seen.add(word)
+            words.append(word)
+    return words
+
+
+def chinese_words(rng: random.Random, n: int) -> list[str]:
+    """2- and 3-character words built from a few thousand characters, themselves Zipf-distributed."""
+    chars = list(dict.fromkeys("".join(ZH_SEED)))
+    pool = set(chars)
+    while len(chars) < 3500:
+        ch = chr(rng.randint(0x4E00, 0x9FA5))
+        if ch not in pool:
+            pool.add(ch)
+            chars.append(ch)
+    char_zipf = Zipf(chars, seed=rng.randint(0, 2**31), s=0.9, pool=50_000)
+    words = list(dict.fromkeys(ZH_SEED))
+    seen = set(words)
+    while len(words) < n:
+        word = "".join(char_zipf.take(2 if rng.random() < 0.6 else 3))
+        if len(set(word)) == len(word) and word not in seen:
+            seen.add(word)
+            words.append(word)
+    return words
+
+
+@dataclass
+class Screen:
+    app_name: str
+    kind: str
+    window_name: str
+    browser_url: str
+    zh_share: float
+    target_chars: int
+    lines: list[str]
+
+
+class Corpus:
+    """OCR-like screens: a session stays in one window for a while; between captures
+    a line is edited, the view scrolls, or part of the content is replaced."""
+
+    def __init__(self, seed: int):
+        self.rng = random.Random(seed)
+        self.en_vocab = english_words(self.rng, 6000)
+        self.zh_vocab = chinese_words(self.rng, 5000)
+        self.en = Zipf(self.en_vocab, seed=seed + 1)
+        self.zh = Zipf(self.zh_vocab, seed=seed + 2)
+
+    def en_line(self) -> str:
+        rng = self.rng
+        words = self.en.take(rng.randint(2, 14))
+        if rng.random() < 0.3:
+            words[0] = words[0].capitalize()
+        if rng.random() < 0.15:
+            words.append(rng.choice([f"{rng.randint(1, 999)}", f"v{rng.randint(1, 9)}.{rng.randint(0, 20)}",
+                                     f"${rng.randint(1, 9999):,}", f"{rng.randint(1, 28)}/{rng.randint(1, 12)}"]))
+        return " ".join(words)
+
+    def zh_line(self) -> str:
+        rng = self.rng
+        parts = []
+        for word in self.zh.take(rng.randint(3, 14)):
+            parts.append(word)
+            if rng.random() < 0.1:
+                parts.append(rng.choice("，。、：；"))
+        if rng.random() < 0.2:
+            parts.insert(rng.randrange(len(parts) + 1), " " + self.en.take(1)[0] + " ")
+        return "".join(parts)
+
+    def line(self, zh_share: float) -> str:
+        return self.zh_line() if self.rng.random() < zh_share else self.en_line()
+
+    def fill(self, screen: Screen) -> None:
+        size = sum(len(line) + 1 for line in screen.lines)
+        while size < screen.target_chars:
+            line = self.line(screen.zh_share)
+            screen.lines.append(line)
+            size += len(line) + 1
+
+    def screen_new(self) -> Screen:
+        rng = self.rng
+        app_name, kind = rng.choice(APPS)
+        roll = rng.random()
+        zh_share = 0.05 if roll < 0.55 else 0.5 if roll < 0.8 else 0.85
+        title = self.line(zh_share)[:60]
+        url = ""
+        if kind == "browser":
+            url = f"https://{rng.choice(DOMAINS)}/" + "/".join(self.en.take(rng.randint(1, 3)))
+        screen = Screen(
+            app_name=app_name,
+            kind=kind,
+            window_name=f"{title} - {app_name}",
+            browser_url=url,
+            zh_share=zh_share,
+            target_chars=int(np.exp(rng.uniform(np.log(300), np.log(2000)))),
+            lines=[],
+        )
+        self.fill(screen)
+        return screen
+
+    def screen_next(self, screen: Screen) -> None:
+        rng = self.rng
+        roll = rng.random()
+        if roll < 0.5:
+            screen.lines[rng.randrange(len(screen.lines))] = self.line(screen.zh_share)
+        elif roll < 0.85:
+            del screen.lines[: rng.randint(1, 5)]
+        else:
+            keep = len(screen.lines) * 2 // 3
+            del screen.lines[keep:]
+        self.fill(screen)
+
+    def frames(self, timestamps: np.ndarray):
+        """Yield (timestamp, Screen, text) in time order."""
+        screen, left = None, 0
+        for ts in timestamps:
+            if left == 0:
+                screen, left = self.screen_new(), max(1, int(self.rng.expovariate(1 / 30)))
+            else:
+                self.screen_next(screen)
+            left -= 1
+            clock = time.strftime("%H:%M", time.gmtime(ts))
+            yield float(ts), screen, screen.app_name + " " + clock + "\n" + "\n".join(screen.lines)
+
+
+def django_start(data_dir: Path) -> None:
+    os.environ["MYRECALL_DATA_DIR"] = str(data_dir)
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "myrecall.settings")
+    import django
+
+    django.setup()
+
+
+def database_create() -> None:
+    """A fresh database file, created by the app's own migrations."""
+    from django.conf import settings
+    from django.core.management import call_command
+    from django.db import connection
+
+    connection.close()
+    name = Path(settings.DATABASES["default"]["NAME"])
+    for path in name.parent.glob(name.name + "*"):
+        path.unlink()
+    call_command("migrate", verbosity=0)
+
+
+FRAME_SQL = (
+    "INSERT INTO frames_frame (id, timestamp, device_name, client_frame_id, app_name, window_name, browser_url, "
+    "focused, image_path, width, height, image_bytes, phash, ocr_status, ocr_attempts, ocr_error, created_at) "
+    "VALUES (?, ?, 'laptop', NULL, ?, ?, ?, ?, ?, 1920, 1080, 180000, ?, 'done', 1, '', ?)"
+)
+OCR_SQL = (
+    "INSERT INTO frames_ocrresult (frame_id, engine, text, languages, lines, ocr_area, carried_from_id, "
+    "elapsed_ms, created_at) VALUES (?, 'rapidocr', ?, ?, '[]', 1.0, NULL, 2450, ?)"
+)
+
+
+def frames_generate(*, size: int, t0: float, seed: int) -> float:
+    """Insert `size` frames with their OCR text and index rows, as the app would have written them."""
+    from django.db import connection, transaction
+
+    from frames.text import text_languages
+    from search.fts import TABLE, fts_prepare, rowid_for
+
+    fts_sql = f"INSERT INTO {TABLE} (rowid, text, app_name, window_name, browser_url, frame_id) VALUES (?, ?, ?, ?, ?, ?)"
+    adapt = connection.ops.adapt_datetimefield_value
+    rng = np.random.default_rng(seed)
+    timestamps = np.sort(rng.uniform(t0, t0 + SPAN_DAYS * DAY, size))
+    corpus = Corpus(seed)
+    frames, ocrs, fts = [], [], []
+    meta_cache: dict[tuple, tuple] = {}
+    started = time.perf_counter()
+
+    def flush() -> None:
+        with transaction.atomic():
+            raw = connection.connection
+            raw.executemany(FRAME_SQL, frames)
+            raw.executemany(OCR_SQL, ocrs)
+            raw.executemany(fts_sql, fts)
+        frames.clear()
+        ocrs.clear()
+        fts.clear()
+
+    connection.ensure_connection()
+    for frame_id, (ts, screen, text) in enumerate(
+        tqdm(corpus.frames(timestamps), total=size, desc=f"generate {size:,}", unit="frame", mininterval=2), start=1
+    ):
+        moment = datetime.fromtimestamp(ts, tz=dt_timezone.utc)
+        stamp = adapt(moment)
+        key = (screen.app_name, screen.window_name, screen.browser_url)
+        if key not in meta_cache:
+            meta_cache.clear()
+            meta_cache[key] = tuple(fts_prepare(value) for value in key)
+        frames.append((frame_id, stamp, *key, frame_id % 10 != 0, f"frames/{moment:%Y/%m/%d}/{frame_id}.jpg", "0" * 64, stamp))
+        ocrs.append((frame_id, text, ",".join(text_languages(text)), stamp))
+        fts.append((rowid_for(moment.timestamp(), frame_id), fts_prepare(text), *meta_cache[key], frame_id))
+        if len(frames) >= BATCH:
+            flush()
+    if frames:
+        flush()
+    with connection.cursor() as cursor:
+        cursor.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    return time.perf_counter() - started
+
+
+def sizes_on_disk() -> dict[str, int]:
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT name, sum(pgsize) FROM dbstat GROUP BY name")
+        return dict(cursor.fetchall())
+
+
+@dataclass
+class QuerySet:
+    label: str
+    queries: list[str]
+
+
+def english_pairs(n: int, seed: int) -> list[str]:
+    """Two adjacent English words read from random frames, so each phrase is on some screen."""
+    from django.db import connection
+
+    rng = random.Random(seed)
+    pairs: list[str] = []
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT max(frame_id) FROM frames_ocrresult")
+        top = cursor.fetchone()[0]
+        while len(pairs) < n:
+            cursor.execute("SELECT text FROM frames_ocrresult WHERE frame_id = %s", [rng.randint(1, top)])
+            lines = [line.lower().split() for line in cursor.fetchone()[0].splitlines()[1:]]
+            lines = [words for words in lines if len(words) >= 2 and all(w.isascii() and w.isalpha() for w in words[:2])]
+            if lines:
+                words = rng.choice(lines)
+                pairs.append(f'"{words[0]} {words[1]}"')
+    return pairs
+
+
+def query_sets(corpus: Corpus, n: int, seed: int) -> list[QuerySet]:
+    rng = random.Random(seed)
+    en = corpus.en_vocab
+    zh2 = [w for w in corpus.zh_vocab if len(w) == 2][:1000]
+    zh3 = [w for w in corpus.zh_vocab if len(w) == 3][:1000]
+    return [
+        QuerySet("English, common (rank 15-120)", [rng.choice(en[15:120]) for _ in range(n)]),
+        QuerySet("English, rare (rank 1500-6000)", [rng.choice(en[1500:6000]) for _ in range(n)]),
+        QuerySet("Chinese, 2 characters", [rng.choice(zh2) for _ in range(n)]),
+        QuerySet("Chinese, 3 characters", [rng.choice(zh3) for _ in range(n)]),
+        QuerySet("English phrase, 2 words", english_pairs(n, seed)),
+        QuerySet("English stopword (rank 1-10)", [rng.choice(en[:10]) for _ in range(n)]),
+    ]
+
+
+def ranges_sample(rng: random.Random, t0: float, n: int) -> list[tuple[float, float]]:
+    starts = [t0 + rng.uniform(0, (SPAN_DAYS - 1) * DAY) for _ in range(n)]
+    return [(start, start + DAY) for start in starts]
+
+
+def percentiles(samples_ms: list[float]) -> tuple[float, float, float]:
+    arr = np.array(samples_ms)
+    return float(np.percentile(arr, 50)), float(np.percentile(arr, 95)), float(arr.max())
+
+
+def selector_time(queries: list[str], ranges: list[tuple[float, float]], desc: str) -> tuple[list[float], list[int]]:
+    from search.selectors import SearchFilters, search_keyword
+
+    times, totals = [], []
+    for q, (start, end) in tqdm(list(zip(queries, ranges)), desc=desc, unit="q", leave=False):
+        began = time.perf_counter()
+        _, total = search_keyword(q=q, filters=SearchFilters(start_time=start, end_time=end), limit=20, offset=0)
+        times.append((time.perf_counter() - began) * 1000)
+        totals.append(total)
+    return times, totals
+
+
+def api_time(queries: list[str], ranges: list[tuple[float, float]]) -> list[float]:
+    from django.test import Client
+
+    from myrecall.services import api_token_create
+
+    _, raw = api_token_create(name="bench")
+    client = Client(SERVER_NAME="localhost", HTTP_AUTHORIZATION=f"Bearer {raw}")
+    times = []
+    for q, (start, end) in tqdm(list(zip(queries, ranges)), desc="HTTP", unit="q", leave=False):
+        began = time.perf_counter()
+        resp = client.get("/api/v1/search", {"q": q, "start_time": start, "end_time": end, "limit": 20})
+        times.append((time.perf_counter() - began) * 1000)
+        if resp.status_code != 200:
+            raise RuntimeError(f"{q!r}: {resp.status_code} {resp.content[:200]!r}")
+    return times
+
+
+def size_run(*, size: int, n_queries: int, seed: int) -> None:
+    from django.conf import settings
+
+    database_create()
+    t0 = time.time() - SPAN_DAYS * DAY
+    elapsed = frames_generate(size=size, t0=t0, seed=seed)
+    db_file = Path(settings.DATABASES["default"]["NAME"])
+    disk = sizes_on_disk()
+    index = sum(v for k, v in disk.items() if k.startswith("search_fts") and k.endswith(("_data", "_idx")))
+    stored = sum(v for k, v in disk.items() if k.startswith("search_fts") and k.endswith(("_content", "_docsize")))
+    ocr = disk.get("frames_ocrresult", 0)
+
+    print(f"\n== {size:,} frames over {SPAN_DAYS} days ({size / SPAN_DAYS:,.0f} per day) ==")
+    print(f"generated and indexed in {elapsed:.0f} s ({size / elapsed:,.0f} frames/s)")
+    print(f"database file {db_file.stat().st_size / 2**20:,.0f} MiB ({db_file.stat().st_size / size:,.0f} B/frame)")
+    print(f"  FTS index (search_fts_data + _idx): {index / size:,.0f} B/frame ({index / 2**20:,.0f} MiB)")
+    print(f"  FTS stored columns (search_fts_content + _docsize): {stored / size:,.0f} B/frame")
+    print(f"  OCR text (frames_ocrresult, lines '[]'): {ocr / size:,.0f} B/frame")
+
+    corpus = Corpus(seed)
+    rng = random.Random(seed + 7)
+    sets = query_sets(corpus, n_queries, seed + 3)
+    selector_time(sets[0].queries[:20], ranges_sample(rng, t0, 20), "warm-up")
+    print(f"\nsearch_keyword, 1-day range, limit 20, {n_queries} queries each:")
+    print(f"  {'queries':34} {'p50 ms':>8} {'p95 ms':>8} {'max ms':>8} {'median hits':>12}")
+    for qs in sets:
+        times, totals = selector_time(qs.queries, ranges_sample(rng, t0, n_queries), qs.label)
+        p50, p95, worst = percentiles(times)
+        print(f"  {qs.label:34} {p50:8.1f} {p95:8.1f} {worst:8.1f} {statistics.median(totals):12,.0f}")
+
+    mixed = [q for qs in sets[:5] for q in qs.queries[: max(1, n_queries // 5)]]
+    ranges = ranges_sample(rng, t0, len(mixed))
+    direct, _ = selector_time(mixed, ranges, "selector, mixed")
+    http = api_time(mixed, ranges)
+    d50, d95, _ = percentiles(direct)
+    h50, h95, _ = percentiles(http)
+    print(f"\nsame {len(mixed)} mixed queries (first five sets): selector p50 {d50:.1f} / p95 {d95:.1f} ms, "
+          f"GET /api/v1/search p50 {h50:.1f} / p95 {h95:.1f} ms (API overhead about {h50 - d50:.1f} ms)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", default="100000,1000000", help="comma-separated frame counts")
+    parser.add_argument("--queries", type=int, default=200, help="queries per kind")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--keep", action="store_true", help="keep the temporary data dir and print its path")
+    args = parser.parse_args()
+
+    data_dir = Path(tempfile.mkdtemp(prefix="myrecall-bench-search-"))
+    try:
+        django_start(data_dir)
+        for size in (int(s) for s in args.sizes.split(",")):
+            size_run(size=size, n_queries=args.queries, seed=args.seed)
+    finally:
+        from django.db import connection
+
+        connection.close()
+        if args.keep:
+            print(f"\nkept {data_dir}")
+        else:
+            shutil.rmtree(data_dir, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
