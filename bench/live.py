@@ -61,6 +61,8 @@ class LiveServer:
         self.proc = subprocess.Popen(
             [sys.executable, "manage.py", "serve", "--port", str(self.port)],
             cwd=REPO, env=self.env, stdout=self.log, stderr=subprocess.STDOUT,
+            # Its own process group, so a test can send what a terminal's Ctrl-C sends: a signal to the group.
+            start_new_session=True,
         )
         try:
             self._wait_ready(ready_timeout_s)
@@ -90,10 +92,14 @@ class LiveServer:
             [sys.executable, "manage.py", *args], cwd=REPO, env=self.env, check=True, capture_output=True, text=True
         ).stdout
 
-    def stop(self, *, sig: int = signal.SIGTERM, timeout_s: float = 30) -> int:
+    def stop(self, *, sig: int = signal.SIGTERM, group: bool = False, timeout_s: float = 30) -> int:
+        """Signal serve (or, with group, serve and its children, as Ctrl-C in a terminal does) and wait for it."""
         if self.proc.poll() is None:
             children = process_descendants(self.proc.pid)
-            self.proc.send_signal(sig)
+            if group:
+                os.killpg(self.proc.pid, sig)
+            else:
+                self.proc.send_signal(sig)
             try:
                 self.proc.wait(timeout=timeout_s)
             except subprocess.TimeoutExpired:

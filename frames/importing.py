@@ -184,7 +184,7 @@ def sidecar_read(path: Path) -> dict:
     return {key: value for key, value in data.items() if key in SIDECAR_FIELDS and value is not None}
 
 
-def client_frame_id_for(relpath: str) -> str:
+def client_frame_id_make(relpath: str) -> str:
     if len(relpath) <= CLIENT_FRAME_ID_MAX:
         return relpath
     # Too long to store: keep the end of the path readable and make it unique with a hash.
@@ -219,7 +219,7 @@ def import_item_plan(*, path: Path, root: Path, tz: tzinfo, device_name: str, ap
     return ImportItem(
         path=path,
         relpath=relpath,
-        client_frame_id=client_frame_id_for(relpath),
+        client_frame_id=client_frame_id_make(relpath),
         timestamp=timestamp,
         timestamp_source=source,
         device_name=sidecar.get("device_name") or device_name,

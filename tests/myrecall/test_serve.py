@@ -114,14 +114,18 @@ def _alive(pid: int) -> bool:
     return state != "Z"
 
 
-@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
-def test_stopping_serve_stops_web_server_and_worker(tmp_path, sig):
-    server = LiveServer(tmp_path / "serve")
-    children = process_descendants(server.proc.pid)
-    commands = [Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode() for pid in children]
-    assert any("daphne" in c for c in commands) and any("manage.py worker" in c for c in commands), commands
+@pytest.mark.parametrize(
+    "sig,group",
+    [(signal.SIGTERM, False), (signal.SIGINT, False), (signal.SIGINT, True)],
+    ids=["SIGTERM", "SIGINT", "Ctrl-C to the process group"],
+)
+def test_stopping_serve_stops_web_server_and_worker(tmp_path, sig, group):
+    with LiveServer(tmp_path / "serve") as server:
+        children = process_descendants(server.proc.pid)
+        commands = [Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode() for pid in children]
+        assert any("daphne" in c for c in commands) and any("manage.py worker" in c for c in commands), commands
 
-    code = server.stop(sig=sig)
+        code = server.stop(sig=sig, group=group)
     left = [pid for pid in children if _alive(pid)]
 
     assert code == 0
