@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from django.conf import settings
 
+from frames.incremental import regions_plan
+
 os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
 os.environ.setdefault("TESSDATA_PREFIX", "/usr/share/tesseract-ocr/5/tessdata")
 
@@ -36,6 +38,14 @@ class OcrLine:
             "w": [[w.text, *w.box] for w in self.words],
         }
 
+    def moved(self, *, dx: int = 0, dy: int = 0) -> "OcrLine":
+        return OcrLine(
+            text=self.text,
+            box=_box_move(self.box, dx, dy),
+            confidence=self.confidence,
+            words=[OcrWord(text=w.text, box=_box_move(w.box, dx, dy)) for w in self.words],
+        )
+
     @classmethod
     def from_json(cls, data: dict) -> "OcrLine":
         return cls(
@@ -44,6 +54,18 @@ class OcrLine:
             confidence=data.get("c", 1.0),
             words=[OcrWord(text=w[0], box=tuple(w[1:5])) for w in data.get("w", [])],
         )
+
+
+@dataclass
+class OcrRead:
+    lines: list[OcrLine]
+    area: float  # share of the image's pixels run through the engine
+    incremental: bool  # True when lines were carried over from the previous image
+
+
+def _box_move(box, dx: int, dy: int) -> tuple[int, int, int, int]:
+    x, y, w, h = box
+    return int(x) + dx, int(y) + dy, int(w), int(h)
 
 
 def _quad_to_box(quad) -> tuple[int, int, int, int]:
@@ -115,18 +137,24 @@ class TesseractEngine:
             iterator = self._api.GetIterator()
             lines: list[OcrLine] = []
             current: OcrLine | None = None
+            current_box = None
             level = tess.RIL.WORD
             for word in tess.iterate_level(iterator, level):
-                text = word.GetUTF8Text(level)
-                if not text or not text.strip():
+                try:
+                    text = word.GetUTF8Text(level)
+                except RuntimeError:  # a page with no text still yields one empty element
                     continue
-                x0, y0, x1, y1 = word.BoundingBox(level)
-                box = (x0, y0, x1 - x0, y1 - y0)
-                if word.IsAtBeginningOf(tess.RIL.TEXTLINE) or current is None:
-                    lx0, ly0, lx1, ly1 = word.BoundingBox(tess.RIL.TEXTLINE)
+                word_box = word.BoundingBox(level)
+                line_box = word.BoundingBox(tess.RIL.TEXTLINE)
+                if not text or not text.strip() or word_box is None or line_box is None:
+                    continue
+                x0, y0, x1, y1 = word_box
+                # The line's own box tells lines apart even when its first word was empty.
+                if current is None or line_box != current_box:
+                    lx0, ly0, lx1, ly1 = current_box = line_box
                     current = OcrLine(text="", box=(lx0, ly0, lx1 - lx0, ly1 - ly0), confidence=0.0)
                     lines.append(current)
-                current.words.append(OcrWord(text=text.strip(), box=box))
+                current.words.append(OcrWord(text=text.strip(), box=(x0, y0, x1 - x0, y1 - y0)))
                 current.confidence += word.Confidence(level) / 100.0
         for line in lines:
             line.confidence /= max(len(line.words), 1)
@@ -163,3 +191,49 @@ def ocr_warm_up(name: str | None = None) -> None:
     """Models load on the first call: run one tiny image at start so the first frame is not slow."""
     blank = np.full((64, 256, 3), 255, dtype=np.uint8)
     ocr_engine(name).recognize(blank)
+
+
+def crops_recognize(*, image: np.ndarray, crops: list[tuple[int, int, int, int]], name: str | None = None) -> list[OcrLine]:
+    """Read rectangles (x, y, w, h) of an image; boxes come back in the whole image's pixels."""
+    engine = ocr_engine(name)
+    lines = []
+    for x, y, w, h in crops:
+        crop = np.ascontiguousarray(image[y : y + h, x : x + w])
+        lines.extend(line.moved(dx=x, dy=y) for line in engine.recognize(crop))
+    return lines
+
+
+def lines_order(lines: list[OcrLine]) -> list[OcrLine]:
+    """Reading order: top to bottom, and left to right within a row (tops within a few pixels)."""
+    ordered = sorted(lines, key=lambda line: (line.box[1], line.box[0]))
+    for i in range(len(ordered) - 1):
+        for j in range(i, -1, -1):
+            a, b = ordered[j], ordered[j + 1]
+            if abs(b.box[1] - a.box[1]) < 10 and b.box[0] < a.box[0]:
+                ordered[j], ordered[j + 1] = b, a
+            else:
+                break
+    return ordered
+
+
+def ocr_read(
+    *,
+    image: np.ndarray,
+    previous_image: np.ndarray | None = None,
+    previous_lines: list[OcrLine] | None = None,
+    name: str | None = None,
+) -> OcrRead:
+    """Read an image. Given the previous image of the same screen and its lines, read only
+    the regions that changed and carry the other lines over (moved if the content scrolled)."""
+    if previous_image is not None and previous_lines is not None:
+        plan = regions_plan(
+            previous=previous_image,
+            current=image,
+            line_boxes=[line.box for line in previous_lines],
+            word_boxes=[[word.box for word in line.words] for line in previous_lines],
+        )
+        if not plan.full_pass:
+            carried = [previous_lines[index].moved(dy=dy) for index, dy in plan.carried]
+            read = crops_recognize(image=image, crops=plan.crops, name=name)
+            return OcrRead(lines=lines_order(carried + read), area=plan.area, incremental=True)
+    return OcrRead(lines=ocr_engine(name).recognize(image), area=1.0, incremental=False)

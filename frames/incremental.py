@@ -1,0 +1,419 @@
+"""Incremental OCR planning: what changed since the device's previous frame.
+
+Pure numpy. Given the previous image, the boxes of the lines read from it and the
+new image, decide which rectangles of the new image must be read again and which
+previous lines can be carried over (unchanged, or moved by a vertical scroll).
+
+The rule that keeps words from being lost: every piece of ink in the new image
+that is not inside a crop is pixel-identical (within WebP noise) to the previous
+image, at the same place or shifted by the scroll; and every previous line that
+shows there is either carried whole or lies whole inside a crop. Crop edges sit
+in blank gaps of the new image, so no crop cuts a glyph or a word.
+"""
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+Box = tuple[int, int, int, int]  # x, y, w, h in pixels
+
+TILE = 8
+PIXEL_TOLERANCE = 40  # WebP at quality 80 moves unchanged pixels by up to about 35 grey levels
+TILE_MIN_PIXELS = 3  # a tile changed if this many of its pixels did
+INK_CONTRAST = 40  # a grey step this large between neighbours is a glyph edge, not a background
+ROW_GAP = 3  # blank rows that end a crop upwards or downwards
+COLUMN_GAP = 20  # blank columns that end a crop sideways: wider than a space between words
+MARGIN = 6  # blank pixels kept around a crop so detection sees the whole glyph
+FULL_PASS_SHARE = 0.55  # above this share of pixels to read, one full pass is cheaper
+SHIFT_TRY_SHARE = 0.01  # look for a scroll only when this share of tiles changed
+SHIFT_MIN_GAIN = 0.25  # a scroll must explain this share of the changed tiles
+STRIP = 64  # column strip whose mean grey is a row's signature for scroll matching
+STRIP_TOLERANCE = 1.0
+STRIP_INK = 2.0  # mean gradient of a strip row with some stroke in it
+GROW_ROUNDS = 12
+INK_MIN_PIXELS = 12  # a word box with less ink than this is blank, not a word
+
+
+@dataclass
+class RegionPlan:
+    full_pass: bool
+    crops: list[Box] = field(default_factory=list)
+    carried: list[tuple[int, int]] = field(default_factory=list)  # (previous line index, dy)
+    shift: int = 0  # new row y shows previous row y + shift
+    area: float = 1.0  # share of the image's pixels to read
+
+
+@dataclass
+class _Placement:
+    """A previous line placed in the new image under one mapping (0 or the scroll)."""
+
+    index: int
+    shift: int
+    box: tuple[int, int, int, int]  # x0, y0, x1, y1 in the new image
+    core: tuple[int, int, int, int]  # the middle half of the box's height: where its glyphs are
+    matched: bool  # every pixel of its box is unchanged under its mapping
+
+
+def image_grey(*, image: np.ndarray) -> np.ndarray:
+    """Grey levels as int16, so differences do not wrap."""
+    if image.ndim == 2:
+        return image.astype(np.int16)
+    rgb = image[..., :3].astype(np.int32)
+    return ((rgb[..., 0] * 299 + rgb[..., 1] * 587 + rgb[..., 2] * 114) // 1000).astype(np.int16)
+
+
+def pixels_changed(*, previous: np.ndarray, current: np.ndarray, shift: int = 0) -> np.ndarray:
+    """Where current[y] differs from previous[y + shift]; rows with no source count as changed."""
+    height = current.shape[0]
+    changed = np.ones(current.shape, dtype=bool)
+    lo, hi = max(0, -shift), min(height, height - shift)
+    if lo < hi:
+        changed[lo:hi] = np.abs(current[lo:hi] - previous[lo + shift : hi + shift]) > PIXEL_TOLERANCE
+    return changed
+
+
+def ink_find(*, grey: np.ndarray) -> np.ndarray:
+    """Pixels on a sharp edge (glyph strokes, icons, rules): where text can be."""
+    ink = np.zeros(grey.shape, dtype=bool)
+    horizontal = np.abs(np.diff(grey, axis=1)) > INK_CONTRAST
+    vertical = np.abs(np.diff(grey, axis=0)) > INK_CONTRAST
+    ink[:, :-1] |= horizontal
+    ink[:, 1:] |= horizontal
+    ink[:-1, :] |= vertical
+    ink[1:, :] |= vertical
+    return ink
+
+
+def tiles_count(*, mask: np.ndarray) -> np.ndarray:
+    """True pixels per TILE x TILE tile (edge tiles padded with False)."""
+    height, width = mask.shape
+    rows, cols = -(-height // TILE), -(-width // TILE)
+    padded = np.zeros((rows * TILE, cols * TILE), dtype=np.int32)
+    padded[:height, :width] = mask
+    return padded.reshape(rows, TILE, cols, TILE).sum(axis=(1, 3))
+
+
+def shifts_rank(*, previous: np.ndarray, current: np.ndarray, rows: np.ndarray, limit: int = 3) -> list[int]:
+    """Vertical shifts that best map the given rows of `current` onto `previous`, best first.
+
+    A row is signed by the stroke energy (mean horizontal gradient) of its column strips,
+    which a tinted background behind the text (chat bubbles, selections) leaves alone;
+    only strips with ink in `current` vote, so blank background matches nothing.
+    """
+    height, width = current.shape
+    strips = (width - 1) // STRIP
+    if strips == 0 or not rows.any():
+        return []
+    cut = strips * STRIP
+
+    def energy(grey: np.ndarray) -> np.ndarray:
+        return np.abs(np.diff(grey[:, : cut + 1], axis=1)).reshape(height, strips, STRIP).mean(axis=2, dtype=np.float32)
+
+    sig_cur, sig_prev = energy(current), energy(previous)
+    # Every third row is plenty to rank shifts; the winner is checked on every pixel after.
+    sampled = rows.copy()
+    sampled[np.arange(height) % 3 != 0] = False
+    ys, xs = np.nonzero((sig_cur > STRIP_INK) & sampled[:, None])
+    if len(ys) == 0:
+        return []
+    wanted = sig_cur[ys, xs]
+    tolerance = np.maximum(STRIP_TOLERANCE, wanted * 0.1)
+    scores = []
+    for shift in range(-(height - 1), height):
+        if shift == 0:
+            continue
+        source = ys + shift
+        valid = (source >= 0) & (source < height)
+        if valid.sum() < 8:
+            continue
+        hits = np.abs(sig_prev[source[valid], xs[valid]] - wanted[valid]) < tolerance[valid]
+        scores.append((int(hits.sum()), shift))
+    scores.sort(reverse=True)
+    return [shift for hits, shift in scores[:limit] if hits > 0]
+
+
+def _tiles_to_rects(*, tiles: np.ndarray, shape: tuple[int, int]) -> list[list[int]]:
+    """Rectangles (x0, y0, x1, y1) covering the true tiles: bands of tile rows, split at wide gaps."""
+    height, width = shape
+    rects = []
+    band_rows = np.flatnonzero(tiles.any(axis=1))
+    if len(band_rows) == 0:
+        return rects
+    breaks = np.flatnonzero(np.diff(band_rows) > 1)
+    for band in np.split(band_rows, breaks + 1):
+        cols = np.flatnonzero(tiles[band[0] : band[-1] + 1].any(axis=0))
+        col_breaks = np.flatnonzero(np.diff(cols) > COLUMN_GAP // TILE + 1)
+        for run in np.split(cols, col_breaks + 1):
+            rects.append(
+                [
+                    int(run[0]) * TILE,
+                    int(band[0]) * TILE,
+                    min(int(run[-1] + 1) * TILE, width),
+                    min(int(band[-1] + 1) * TILE, height),
+                ]
+            )
+    return rects
+
+
+def _span_grow(profile: np.ndarray, lo: int, hi: int, gap: int) -> tuple[int, int]:
+    """Widen [lo, hi) over ink in `profile` until `gap` blank entries (or the edge) on each side."""
+    blank, pos = 0, lo - 1
+    while pos >= 0 and blank < gap:
+        if profile[pos]:
+            lo, blank = pos, 0
+        else:
+            blank += 1
+        pos -= 1
+    blank, pos = 0, hi
+    while pos < len(profile) and blank < gap:
+        if profile[pos]:
+            hi, blank = pos + 1, 0
+        else:
+            blank += 1
+        pos += 1
+    return lo, hi
+
+
+def _span_pad(profile: np.ndarray, lo: int, hi: int) -> tuple[int, int]:
+    """Add up to MARGIN blank entries on each side, never reaching ink."""
+    pad = 0
+    while pad < MARGIN and lo - 1 >= 0 and not profile[lo - 1]:
+        lo, pad = lo - 1, pad + 1
+    pad = 0
+    while pad < MARGIN and hi < len(profile) and not profile[hi]:
+        hi, pad = hi + 1, pad + 1
+    return lo, hi
+
+
+def _rect_grow(rect: list[int], ink: np.ndarray) -> list[int]:
+    """Grow a rectangle along the ink it touches until blank gaps surround it."""
+    x0, y0, x1, y1 = rect
+    for _ in range(GROW_ROUNDS):
+        nx0, nx1 = _span_grow(ink[y0:y1, :].any(axis=0), x0, x1, COLUMN_GAP)
+        ny0, ny1 = _span_grow(ink[:, nx0:nx1].any(axis=1), y0, y1, ROW_GAP)
+        if (nx0, ny0, nx1, ny1) == (x0, y0, x1, y1):
+            break
+        x0, y0, x1, y1 = nx0, ny0, nx1, ny1
+    return [x0, y0, x1, y1]
+
+
+def _rects_pad(rects: list[list[int]], *, blocked: np.ndarray) -> list[list[int]]:
+    """Pad each rectangle into blank pixels only, never over ink, a carried line or another crop."""
+    blocked = blocked.copy()
+    for x0, y0, x1, y1 in rects:
+        blocked[y0:y1, x0:x1] = True
+    padded = []
+    for x0, y0, x1, y1 in rects:
+        blocked[y0:y1, x0:x1] = False
+        x0, x1 = _span_pad(blocked[y0:y1, :].any(axis=0), x0, x1)
+        y0, y1 = _span_pad(blocked[:, x0:x1].any(axis=1), y0, y1)
+        blocked[y0:y1, x0:x1] = True
+        padded.append([x0, y0, x1, y1])
+    return padded
+
+
+def _overlaps(a, b) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def _contains(outer, inner) -> bool:
+    return outer[0] <= inner[0] and outer[1] <= inner[1] and inner[2] <= outer[2] and inner[3] <= outer[3]
+
+
+def _union(a, b) -> list[int]:
+    return [min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3])]
+
+
+def _rects_union(rects: list[list[int]], *, joinable) -> list[list[int]]:
+    """Replace two rectangles by their bounding box while `joinable(a, b, others)` allows it."""
+    rects = [list(r) for r in rects]
+    i = 0
+    while i < len(rects):
+        for j in range(i + 1, len(rects)):
+            if joinable(rects[i], rects[j], rects[:i] + rects[i + 1 : j] + rects[j + 1 :]):
+                rects[i] = _union(rects[i], rects.pop(j))
+                i = 0  # the grown rectangle may now meet one met before
+                break
+        else:
+            i += 1
+    return rects
+
+
+def _rects_merge(rects: list[list[int]]) -> list[list[int]]:
+    """Overlapping crops would read the same text twice."""
+    return _rects_union(rects, joinable=lambda a, b, others: _overlaps(a, b))
+
+
+def _rects_join(rects: list[list[int]], *, blocked: np.ndarray) -> list[list[int]]:
+    """Join crops whose bounding box adds only blank pixels: one engine call costs less than two."""
+    table = np.zeros((blocked.shape[0] + 1, blocked.shape[1] + 1), dtype=np.int64)
+    table[1:, 1:] = blocked.cumsum(axis=0).cumsum(axis=1)
+
+    def count(r) -> int:
+        return int(table[r[3], r[2]] - table[r[1], r[2]] - table[r[3], r[0]] + table[r[1], r[0]])
+
+    def joinable(a, b, others) -> bool:
+        box = _union(a, b)
+        return count(box) == count(a) + count(b) and not any(_overlaps(box, r) for r in others)
+
+    return _rects_union(rects, joinable=joinable)
+
+
+def _rects_close(rects: list[list[int]], *, ink: np.ndarray, placements: list[_Placement]) -> list[list[int]]:
+    """Grow rectangles over ink and over whole previous lines they touch, merging as they meet."""
+    for _ in range(GROW_ROUNDS):
+        grown = []
+        for rect in rects:
+            rect = _rect_grow(rect, ink)
+            for place in placements:
+                if _overlaps(place.core, rect):
+                    rect = _union(rect, place.box)
+            grown.append(rect)
+        grown = _rects_merge(grown)
+        if grown == rects:
+            break
+        rects = grown
+    return rects
+
+
+def _box_clip(box: Box, shift: int, shape: tuple[int, int]) -> tuple[int, int, int, int] | None:
+    """The box moved into the new image by a shift and clipped to it, as (x0, y0, x1, y1)."""
+    height, width = shape
+    x, y, w, h = (int(v) for v in box)
+    x0, y0, x1, y1 = max(x, 0), max(y - shift, 0), min(x + w, width), min(y + h - shift, height)
+    if x1 <= x0 or y1 <= y0:
+        return None
+    return x0, y0, x1, y1
+
+
+def _unchanged(changed: np.ndarray, box: tuple[int, int, int, int]) -> bool:
+    return int(changed[box[1] : box[3], box[0] : box[2]].sum()) < TILE_MIN_PIXELS
+
+
+def _placements(
+    *,
+    boxes: list[Box],
+    words: list[list[Box]],
+    shifts: list[int],
+    changed: dict[int, np.ndarray],
+    ink: np.ndarray,
+) -> list[_Placement]:
+    """Each previous line under each mapping, if it shows in the new image under that mapping.
+
+    A line shows under a mapping when one of its inked words is unchanged under it (and not
+    already unchanged in place): a whole word is never identical by chance.
+    """
+    shape = ink.shape
+    out = []
+    for index, box in enumerate(boxes):
+        for shift in shifts:
+            area = _box_clip(box, shift, shape)
+            if area is None:
+                continue
+            quarter = max((area[3] - area[1]) // 4, 1)
+            core = (area[0], area[1] + quarter, area[2], area[3] - quarter)
+            # The detector pads a line box by a few pixels, which may hold a neighbour's ascenders.
+            trim = int(box[3]) // 8
+            top, bottom = int(box[1]) - shift + trim, int(box[1] + box[3]) - shift - trim
+            # A line scrolled partly out of view no longer shows all its words.
+            whole = shift == 0 or (top >= 0 and bottom <= shape[0])
+            matched = whole and _unchanged(changed[shift], (area[0], max(top, 0), area[2], min(bottom, shape[0])))
+            shows = matched
+            for word in words[index] or [box]:
+                if shows:
+                    break
+                spot = _box_clip(word, shift, shape)
+                if spot is None:
+                    continue
+                shows = (
+                    int(ink[spot[1] : spot[3], spot[0] : spot[2]].sum()) >= INK_MIN_PIXELS
+                    and _unchanged(changed[shift], spot)
+                    and not any(_unchanged(changed[earlier], spot) for earlier in shifts[: shifts.index(shift)])
+                )
+            if shows and core[3] > core[1]:
+                out.append(_Placement(index, shift, area, core, matched))
+    return out
+
+
+def regions_plan(
+    *,
+    previous: np.ndarray,
+    current: np.ndarray,
+    line_boxes: list[Box],
+    word_boxes: list[list[Box]] | None = None,
+) -> RegionPlan:
+    """Decide what to read in `current` and what to carry from `previous` (RGB or grey
+    arrays of one size), given the boxes of the lines read from `previous` and of their words."""
+    if previous.shape[:2] != current.shape[:2]:
+        return RegionPlan(full_pass=True)
+    prev_grey, grey = image_grey(image=previous), image_grey(image=current)
+    height, width = grey.shape
+    ink = ink_find(grey=grey)
+    ink_tiles = tiles_count(mask=ink) > 0
+
+    changed = {0: pixels_changed(previous=prev_grey, current=grey)}
+    changed_tiles = {0: tiles_count(mask=changed[0]) >= TILE_MIN_PIXELS}
+    unexplained = changed_tiles[0] & ink_tiles
+    shifts = [0]
+    if unexplained.mean() > SHIFT_TRY_SHARE:
+        rows = np.repeat(unexplained.any(axis=1), TILE)[:height]
+        best = None
+        for shift in shifts_rank(previous=prev_grey, current=grey, rows=rows):
+            pixels = pixels_changed(previous=prev_grey, current=grey, shift=shift)
+            tiles = tiles_count(mask=pixels) >= TILE_MIN_PIXELS
+            left = int((unexplained & tiles).sum())
+            if best is None or left < best[0]:
+                best = (left, shift, pixels, tiles)
+        if best and best[0] <= (1 - SHIFT_MIN_GAIN) * unexplained.sum():
+            _, shift, changed[shift], changed_tiles[shift] = best
+            unexplained &= changed_tiles[shift]
+            shifts.append(shift)
+
+    placements = _placements(
+        boxes=line_boxes, words=word_boxes or [[] for _ in line_boxes], shifts=shifts, changed=changed, ink=ink
+    )
+
+    rects = _tiles_to_rects(tiles=unexplained, shape=(height, width))
+    carried: dict[int, _Placement] = {}
+    for _ in range(GROW_ROUNDS):
+        rects = _rects_close(rects, ink=ink, placements=placements)
+        carried = {}
+        # In place first: repeated content can match both in place and scrolled; one copy is kept.
+        for place in sorted(placements, key=lambda p: (p.shift != 0, p.index)):
+            if (
+                place.matched
+                and place.index not in carried
+                and not any(_overlaps(place.core, r) for r in rects)
+                and not any(_overlaps(place.core, c.core) for c in carried.values())
+            ):
+                carried[place.index] = place
+        # A previous line whose text still shows but that cannot be carried whole is read again.
+        forced = [
+            list(p.box)
+            for p in placements
+            if p.index not in carried and not any(_contains(r, p.box) for r in rects)
+        ]
+        if not forced:
+            break
+        rects = rects + forced
+    else:
+        return RegionPlan(full_pass=True, shift=shifts[-1])
+
+    blocked = ink.copy()
+    for place in carried.values():
+        blocked[place.core[1] : place.core[3], place.core[0] : place.core[2]] = True
+    rects = _rects_join(_rects_pad(rects, blocked=blocked), blocked=blocked)
+    area = sum((r[2] - r[0]) * (r[3] - r[1]) for r in rects) / float(height * width)
+    # Recognition costs by the line, so the share of the text to read decides, not only the area.
+    inked = max(int(ink.sum()), 1)
+    ink_share = sum(int(ink[r[1] : r[3], r[0] : r[2]].sum()) for r in rects) / inked
+    shift = shifts[-1]
+    if area > FULL_PASS_SHARE or ink_share > FULL_PASS_SHARE:
+        return RegionPlan(full_pass=True, shift=shift, area=1.0)
+    return RegionPlan(
+        full_pass=False,
+        crops=[(r[0], r[1], r[2] - r[0], r[3] - r[1]) for r in rects],
+        carried=sorted((p.index, -p.shift) for p in carried.values()),
+        shift=shift,
+        area=area,
+    )
