@@ -33,6 +33,7 @@ if str(REPO) not in sys.path:
 DAY = 86400.0
 SPAN_DAYS = 30
 BATCH = 25_000
+PHASH = bytes(48 * 27)  # the size of a real signature; search never reads it
 
 # The top of an English screen's vocabulary: function words, then words of work and UI.
 EN_TOP = (
@@ -294,7 +295,7 @@ def frames_generate(*, size: int, t0: float, seed: int) -> float:
         if key not in meta_cache:
             meta_cache.clear()
             meta_cache[key] = tuple(fts_prepare(value) for value in key)
-        frames.append((frame_id, stamp, *key, frame_id % 10 != 0, f"frames/{moment:%Y/%m/%d}/{frame_id}.jpg", "0" * 64, stamp))
+        frames.append((frame_id, stamp, *key, frame_id % 10 != 0, f"frames/{moment:%Y/%m/%d}/{frame_id}.jpg", PHASH, stamp))
         ocrs.append((frame_id, text, ",".join(text_languages(text)), stamp))
         fts.append((rowid_for(moment.timestamp(), frame_id), fts_prepare(text), *meta_cache[key], frame_id))
         if len(frames) >= BATCH:

@@ -12,6 +12,7 @@ range is a rowid range that FTS5 applies inside the index instead of filtering
 every match afterwards.
 """
 
+import math
 import re
 import shlex
 
@@ -52,6 +53,13 @@ def rowid_for(timestamp_s: float, frame_id: int) -> int:
 def rowid_range(start_s: float, end_s: float) -> tuple[int, int]:
     # One millisecond of slack either side; the exact bounds are applied on the frame's timestamp.
     return (int(start_s * 1000) - 1) * 1000, (int(end_s * 1000) + 2) * 1000 - 1
+
+
+def rowid_range_inside(start_s: float, end_s: float) -> tuple[int, int]:
+    """The rowids whose frames are surely inside [start_s, end_s]: only rows between this
+    and rowid_range need their exact timestamp checked."""
+    # Two milliseconds of margin: a float timestamp may land on either side of a millisecond.
+    return (math.ceil(start_s * 1000) + 2) * 1000, (math.floor(end_s * 1000) - 2) * 1000 - 1
 
 
 def _term_tokens(term: str) -> tuple[list[str], bool]:

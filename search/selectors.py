@@ -7,7 +7,7 @@ from datetime import timezone as dt_timezone
 from django.db import connection
 
 from frames.models import Frame
-from search.fts import BM25, TABLE, fts_query, rowid_range
+from search.fts import BM25, TABLE, fts_query, rowid_range, rowid_range_inside
 
 
 @dataclass(frozen=True)
@@ -106,21 +106,66 @@ def _page(select: str, base: str, params: list, order: str, limit: int, offset: 
     return rows, total
 
 
-def search_keyword(*, q: str, filters: SearchFilters, limit: int, offset: int) -> tuple[list[SearchHit], int]:
-    """Frames whose text or metadata match every word of q, best bm25 first."""
-    match = fts_query(q)
+# bm25 costs about 2 us a row; past this many matches only the newest ones are ranked, so a
+# word that is on most screens of the range still answers quickly. The total stays exact.
+RANKED_MAX = 4000
+
+
+def _match_sql(q: str, filters: SearchFilters, *, rowid_from: int | None = None) -> tuple[str, list]:
+    """FROM and WHERE of the frames in the range (from rowid_from on, if given) whose index
+    entry matches q."""
     lo, hi = rowid_range(filters.start_time, filters.end_time)
+    lo = max(lo, rowid_from or lo)
     where, params, needs_text = _filter_sql(filters)
+    if len(where) > 2 or needs_text:
+        # Filters on the frame: join every match to its frame.
+        base = (
+            f"FROM {TABLE} JOIN frames_frame f ON f.id = {TABLE}.frame_id"
+            + (_TEXT_JOIN if needs_text else "")
+            + f" WHERE {TABLE} MATCH %s AND {TABLE}.rowid BETWEEN %s AND %s AND "
+            + " AND ".join(where)
+        )
+        return base, [fts_query(q), lo, hi, *params]
+    # Time only: the rowid range is the time range to the millisecond, so only the rows in the
+    # first and last milliseconds are looked up in frames_frame for their exact timestamp.
+    inside_lo, inside_hi = rowid_range_inside(filters.start_time, filters.end_time)
     base = (
-        f"FROM {TABLE} JOIN frames_frame f ON f.id = {TABLE}.frame_id"
-        + (_TEXT_JOIN if needs_text else "")
-        + f" WHERE {TABLE} MATCH %s AND {TABLE}.rowid BETWEEN %s AND %s AND "
-        + " AND ".join(where)
+        f"FROM {TABLE} WHERE {TABLE} MATCH %s AND {TABLE}.rowid BETWEEN %s AND %s"
+        f" AND ({TABLE}.rowid BETWEEN %s AND %s OR EXISTS (SELECT 1 FROM frames_frame f"
+        f" WHERE f.id = {TABLE}.frame_id AND {where[0]} AND {where[1]}))"
     )
-    rows, total = _page(
-        f"SELECT f.id, -{BM25} AS score", base, [match, lo, hi, *params], "score DESC, f.timestamp DESC", limit, offset
-    )
-    return _hits([(row[0], row[1]) for row in rows]), total
+    return base, [fts_query(q), lo, hi, inside_lo, inside_hi, *params]
+
+
+def search_keyword(*, q: str, filters: SearchFilters, limit: int, offset: int) -> tuple[list[SearchHit], int]:
+    """Frames whose text or metadata match every word of q, best bm25 first (among the
+    newest RANKED_MAX matches when there are more)."""
+    base, params = _match_sql(q, filters)
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT count(*) {base}", params)
+        total = cursor.fetchone()[0]
+        if offset >= total:
+            return [], total
+        window = max(RANKED_MAX, offset + limit)
+        if total > window:
+            cursor.execute(
+                f"SELECT {TABLE}.rowid {base} ORDER BY {TABLE}.rowid DESC LIMIT 1 OFFSET %s", [*params, window - 1]
+            )
+            base, params = _match_sql(q, filters, rowid_from=cursor.fetchone()[0])
+        # Only rowid and score go through the sort; frame ids are read for the page alone.
+        cursor.execute(
+            f"SELECT {TABLE}.rowid, -{BM25} AS score {base} ORDER BY score DESC, {TABLE}.rowid DESC LIMIT %s OFFSET %s",
+            [*params, limit, offset],
+        )
+        ranked = cursor.fetchall()
+        if not ranked:
+            return [], total
+        cursor.execute(
+            f"SELECT rowid, frame_id FROM {TABLE} WHERE rowid IN ({', '.join(['%s'] * len(ranked))})",
+            [rowid for rowid, _ in ranked],
+        )
+        frame_ids = dict(cursor.fetchall())
+    return _hits([(frame_ids[rowid], score) for rowid, score in ranked]), total
 
 
 def search_browse(*, filters: SearchFilters, limit: int, offset: int) -> tuple[list[SearchHit], int]:

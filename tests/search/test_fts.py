@@ -1,0 +1,155 @@
+import pytest
+from django.db import connection
+
+from myrecall.errors import ApplicationError
+from search.fts import TABLE, fts_prepare, fts_query, rowid_for, rowid_range, rowid_range_inside
+
+pytestmark = pytest.mark.django_db
+
+TEXTS = {
+    1: "今天下午讨论机器学习项目的进度",
+    2: "Deployment of the search server finished",
+    3: "OCR识别结果很准确",
+    4: "budget review for the quarterly meeting",
+    5: "review the budget before the meeting",
+    6: "学",
+    7: "C++ and node.js: cost ^2 (draft) - not final",
+}
+
+
+@pytest.fixture
+def indexed():
+    with connection.cursor() as cursor:
+        for rowid, text in TEXTS.items():
+            cursor.execute(
+                f"INSERT INTO {TABLE} (rowid, text, app_name, window_name, browser_url, frame_id) "
+                "VALUES (%s, %s, '', '', '', %s)",
+                [rowid, fts_prepare(text), rowid],
+            )
+
+
+def matches(q: str) -> set[int]:
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT rowid FROM {TABLE} WHERE {TABLE} MATCH %s", [fts_query(q)])
+        return {row[0] for row in cursor.fetchall()}
+
+
+def test_prepare_splits_chinese_runs_into_bigrams_and_keeps_english_words():
+    assert fts_prepare("机器学习").split() == ["机器", "器学", "学习", "习"]
+    assert fts_prepare("OCR识别 done").split() == ["OCR", "识别", "别", "done"]
+    assert fts_prepare("学").split() == ["学"]
+    assert fts_prepare("") == ""
+
+
+@pytest.mark.parametrize(
+    "q, expected",
+    [
+        ("机器", {1}),  # 2 characters at the start of a run
+        ("学习", {1}),  # 2 characters inside a sentence
+        ("讨论", {1}),
+        ("机器学习", {1}),  # 4 characters: the phrase of its bigrams
+        ("进度", {1}),  # at the end of the run
+        ("识别", {3}),
+        ("准确", {3}),
+        ("结果很", {3}),  # 3 characters
+        ("下午讨", {1}),
+        ("学", {1, 6}),  # one character: inside a run, or alone
+        ("度", {1}),  # one character at the end of a run
+        ("OCR识别", {3}),  # mixed, no space
+        ("ocr", {3}),
+    ],
+)
+def test_chinese_words_are_found_inside_sentences(indexed, q, expected):
+    assert matches(q) == expected
+
+
+@pytest.mark.parametrize("q", ["习机", "学器", "识结", "器学习项目会"])
+def test_chinese_characters_that_are_not_contiguous_do_not_match(indexed, q):
+    assert matches(q) == set()
+
+
+def test_english_words_phrases_and_prefixes(indexed):
+    assert matches("budget") == {4, 5}
+    assert matches("budget meeting") == {4, 5}  # every word, anywhere
+    assert matches('"budget review"') == {4}  # a phrase: the words in this order
+    assert matches('"review the budget"') == {5}
+    assert matches("deploy") == set()
+    assert matches("deploy*") == {2}
+    assert matches("DEPLOYMENT") == {2}
+
+
+@pytest.mark.parametrize(
+    "q",
+    [
+        '"',
+        '"budget',
+        'budget"',
+        '"""',
+        "budget*review",
+        "***",
+        "budget AND",
+        "AND",
+        "OR",
+        "NOT budget",
+        "budget OR meeting",
+        "NEAR(budget meeting",
+        "NEAR(budget meeting, 2)",
+        "-budget",
+        "budget -review",
+        "text:budget",
+        ":",
+        "^budget",
+        "^",
+        "(budget",
+        "budget)",
+        "()",
+        "{text}: budget",
+        "C++",
+        "node.js",
+        "it's",
+        "学 AND (机器",
+        "'",
+        "\\",
+        "%_",
+        "\x00budget",
+    ],
+)
+def test_fts_syntax_typed_by_a_user_searches_or_says_no_searchable_words(indexed, q):
+    try:
+        found = matches(q)
+    except ApplicationError as exc:
+        assert exc.status_code == 400
+        assert "no searchable words" in exc.message
+    else:
+        assert isinstance(found, set)
+
+
+def test_operators_are_searched_as_words_not_obeyed(indexed):
+    # "budget OR nothing" would match 4 and 5 if OR were an operator.
+    assert matches("budget OR nothing") == set()
+    assert matches("budget -review") == {4, 5}
+    assert matches("NEAR(budget meeting") == set()
+    assert matches("^2 draft") == {7}
+    assert matches("node.js") == {7}
+
+
+@pytest.mark.parametrize("q", ["", "   ", '""', "*", "-", ":", "^", "()", "，。！", "''"])
+def test_a_query_without_words_is_a_400(q):
+    with pytest.raises(ApplicationError) as exc:
+        fts_query(q)
+    assert exc.value.status_code == 400
+    assert exc.value.extra["field"] == "q"
+
+
+def test_rowid_ranges_follow_time():
+    t = 1_700_000_000.5
+    assert rowid_for(t, 1) < rowid_for(t + 0.001, 1) < rowid_for(t + 1, 0)
+    lo, hi = rowid_range(t, t + 60)
+    inside_lo, inside_hi = rowid_range_inside(t, t + 60)
+    assert lo < inside_lo and inside_hi < hi
+    for ts in (t, t + 0.0005, t + 30, t + 60):
+        assert lo <= rowid_for(ts, 12345) <= hi
+    for ts in (t + 0.01, t + 30, t + 59.99):
+        assert inside_lo <= rowid_for(ts, 12345) <= inside_hi
+    for ts in (t - 0.002, t + 60.003):
+        assert not lo <= rowid_for(ts, 7) <= hi
