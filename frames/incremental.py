@@ -14,6 +14,7 @@ in blank gaps of the new image, so no crop cuts a glyph or a word.
 from dataclasses import dataclass, field
 
 import numpy as np
+from PIL import Image
 
 Box = tuple[int, int, int, int]  # x, y, w, h in pixels
 
@@ -55,11 +56,10 @@ class _Placement:
 
 
 def image_grey(*, image: np.ndarray) -> np.ndarray:
-    """Grey levels as int16, so differences do not wrap."""
+    """Grey levels (ITU-R 601 luma) as int16, so differences do not wrap."""
     if image.ndim == 2:
         return image.astype(np.int16)
-    rgb = image[..., :3].astype(np.int32)
-    return ((rgb[..., 0] * 299 + rgb[..., 1] * 587 + rgb[..., 2] * 114) // 1000).astype(np.int16)
+    return np.asarray(Image.fromarray(np.ascontiguousarray(image[..., :3])).convert("L"), dtype=np.int16)
 
 
 def pixels_changed(*, previous: np.ndarray, current: np.ndarray, shift: int = 0) -> np.ndarray:
@@ -88,9 +88,12 @@ def tiles_count(*, mask: np.ndarray) -> np.ndarray:
     """True pixels per TILE x TILE tile (edge tiles padded with False)."""
     height, width = mask.shape
     rows, cols = -(-height // TILE), -(-width // TILE)
-    padded = np.zeros((rows * TILE, cols * TILE), dtype=np.int32)
-    padded[:height, :width] = mask
-    return padded.reshape(rows, TILE, cols, TILE).sum(axis=(1, 3))
+    if (rows * TILE, cols * TILE) != (height, width):
+        padded = np.zeros((rows * TILE, cols * TILE), dtype=bool)
+        padded[:height, :width] = mask
+        mask = padded
+    across = mask.view(np.uint8).reshape(rows * TILE, cols, TILE).sum(axis=2, dtype=np.uint8)
+    return across.reshape(rows, TILE, cols).sum(axis=1, dtype=np.int32)
 
 
 def shifts_rank(*, previous: np.ndarray, current: np.ndarray, rows: np.ndarray, limit: int = 3) -> list[int]:
@@ -118,18 +121,19 @@ def shifts_rank(*, previous: np.ndarray, current: np.ndarray, rows: np.ndarray, 
         return []
     wanted = sig_cur[ys, xs]
     tolerance = np.maximum(STRIP_TOLERANCE, wanted * 0.1)
-    scores = []
-    for shift in range(-(height - 1), height):
-        if shift == 0:
-            continue
-        source = ys + shift
+    candidates = np.arange(-(height - 1), height)
+    candidates = candidates[candidates != 0]
+    hits = np.zeros(len(candidates), dtype=np.int64)
+    # Shifts in blocks: one vectorised comparison per block instead of a loop per shift.
+    step = max(1, 400_000 // len(ys))
+    for start in range(0, len(candidates), step):
+        block = candidates[start : start + step]
+        source = ys[None, :] + block[:, None]
         valid = (source >= 0) & (source < height)
-        if valid.sum() < 8:
-            continue
-        hits = np.abs(sig_prev[source[valid], xs[valid]] - wanted[valid]) < tolerance[valid]
-        scores.append((int(hits.sum()), shift))
-    scores.sort(reverse=True)
-    return [shift for hits, shift in scores[:limit] if hits > 0]
+        found = sig_prev[np.clip(source, 0, height - 1), xs[None, :]]
+        hits[start : start + step] = ((np.abs(found - wanted) < tolerance) & valid).sum(axis=1)
+    best = np.argsort(-hits, kind="stable")[:limit]
+    return [int(candidates[i]) for i in best if hits[i] > 0]
 
 
 def _tiles_to_rects(*, tiles: np.ndarray, shape: tuple[int, int]) -> list[list[int]]:
@@ -246,11 +250,9 @@ def _rects_merge(rects: list[list[int]]) -> list[list[int]]:
 
 def _rects_join(rects: list[list[int]], *, blocked: np.ndarray) -> list[list[int]]:
     """Join crops whose bounding box adds only blank pixels: one engine call costs less than two."""
-    table = np.zeros((blocked.shape[0] + 1, blocked.shape[1] + 1), dtype=np.int64)
-    table[1:, 1:] = blocked.cumsum(axis=0).cumsum(axis=1)
 
     def count(r) -> int:
-        return int(table[r[3], r[2]] - table[r[1], r[2]] - table[r[3], r[0]] + table[r[1], r[0]])
+        return int(np.count_nonzero(blocked[r[1] : r[3], r[0] : r[2]]))
 
     def joinable(a, b, others) -> bool:
         box = _union(a, b)

@@ -10,7 +10,7 @@ import pytest
 from PIL import Image, ImageDraw
 
 from bench.ocr_cost import words_drawn, words_found
-from bench.screens import font, new_screen, render, rows_for
+from bench.screens import THEMES, TOP, font, new_screen, render, rows_for, session
 from frames import ocr, storage
 from frames.imaging import image_encode
 from frames.incremental import ink_find, image_grey, regions_plan
@@ -170,6 +170,69 @@ def test_a_different_size_is_a_full_pass():
     before, boxes, words = _page(LINES)
     after, _, _ = _page(LINES, size=(600, 400))
     assert regions_plan(previous=before, current=after, line_boxes=boxes, word_boxes=words).full_pass
+
+
+def _drawn(screen, size) -> list[tuple[str, tuple, list[tuple]]]:
+    """What bench.screens.render draws, as a perfect reader would return it: (text, line box, word boxes)."""
+    theme = THEMES[screen.kind]
+    draw = ImageDraw.Draw(Image.new("RGB", (1, 1)))
+    items = []
+
+    def add(xy, text, face):
+        x, y = xy
+        x0, y0, x1, y1 = draw.textbbox(xy, text, font=face)
+        words, cursor = [], x
+        for word in text.split(" "):
+            if word:
+                wx0, wy0, wx1, wy1 = draw.textbbox((cursor, y), word, font=face)
+                words.append((wx0 - 2, wy0 - 2, wx1 - wx0 + 4, wy1 - wy0 + 4))
+            cursor += face.getlength(word + " ")
+        items.append((text, (x0 - 4, y0 - 4, x1 - x0 + 8, y1 - y0 + 8), words))
+
+    add((20, 8), f"{screen.app_name} - {screen.window_name}", font(18))
+    if screen.browser_url:
+        add((36, 50), screen.browser_url, font(18))
+    left = 80 if screen.kind == "editor" else 60
+    for row, text in enumerate(screen.visible_lines(rows_for(screen.kind, size[1]))):
+        y = TOP + row * theme["pitch"]
+        if screen.kind == "editor":
+            number, mono = str(screen.scroll + row + 1), font(theme["size"], mono=True)
+            add((14 + mono.getlength(" " * (3 - len(number))), y), number, mono)
+        cjk = any("\u4e00" <= ch <= "\u9fff" for ch in text)
+        add((left, y), text, font(theme["size"], mono=theme["mono"] and not cjk))
+    return items
+
+
+def test_on_a_rendered_session_every_line_is_read_again_or_carried_exactly():
+    """With perfect previous lines, each line now on screen is inside a crop or is carried
+    with its own text to its own place, and nothing stale is carried."""
+    size = (1280, 720)
+    previous = None
+    for screen, action in session(random.Random(21), 24):
+        image = _stored(np.asarray(render(screen, size=size)))
+        drawn = _drawn(screen, size)
+        if previous is not None:
+            before_image, before = previous
+            plan = regions_plan(
+                previous=before_image, current=image, line_boxes=[b for _, b, _ in before], word_boxes=[w for _, _, w in before]
+            )
+            if action == "switch":
+                assert plan.full_pass
+            if not plan.full_pass:
+                moved = [(before[i][0], (before[i][1][0], before[i][1][1] + dy)) for i, dy in plan.carried]
+                for text, box, _ in drawn:
+                    if not text.strip():
+                        continue
+                    carried = any(t == text and abs(b[0] - box[0]) <= 1 and abs(b[1] - box[1]) <= 1 for t, b in moved)
+                    assert carried or _covers(box, plan.crops), f"{action}: {text!r} at {box} neither read nor carried"
+                for text, box in moved:
+                    assert any(t == text and abs(b[0] - box[0]) <= 1 and abs(b[1] - box[1]) <= 1 for t, b, _ in drawn), (
+                        f"{action}: carried {text!r} is no longer at {box}"
+                    )
+                _assert_no_cut(plan, image)
+                if action == "type":
+                    assert plan.area < 0.1
+        previous = (image, drawn)
 
 
 # The real engine on rendered screens. 1280x480 keeps the suite quick; lines still fit.
