@@ -79,10 +79,11 @@ class LiveServer:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"serve exited with {self.proc.returncode}:\n{self.log_path.read_text()}")
             try:
-                requests.get(self.url + "/login/", timeout=1)
+                # The first request loads the app: on a busy machine it can take seconds.
+                requests.get(self.url + "/login/", timeout=10)
                 if READY_MARKER in self.log_path.read_text():
                     return
-            except requests.ConnectionError:
+            except (requests.ConnectionError, requests.Timeout):
                 pass
             time.sleep(0.3)
         raise RuntimeError(f"serve did not come up in {timeout_s:.0f} s:\n{self.log_path.read_text()}")
