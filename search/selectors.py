@@ -108,6 +108,8 @@ def _page(select: str, base: str, params: list, order: str, limit: int, offset: 
 
 # bm25 costs about 2 us a row; past this many matches only the newest ones are ranked, so a
 # word that is on most screens of the range still answers quickly. The total stays exact.
+# bm25 also reads each phrase's doclist over the whole table once per query (its IDF): with one
+# table that cost grows with the table, not the range (see bench/search_keyword.py).
 RANKED_MAX = 4000
 
 
