@@ -319,45 +319,58 @@ def sizes_on_disk() -> dict[str, int]:
 class QuerySet:
     label: str
     queries: list[str]
-
-
-def english_pairs(n: int, seed: int) -> list[str]:
-    """Two adjacent English words read from random frames, so each phrase is on some screen."""
-    from django.db import connection
-
-    rng = random.Random(seed)
-    pairs: list[str] = []
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT max(frame_id) FROM frames_ocrresult")
-        top = cursor.fetchone()[0]
-        while len(pairs) < n:
-            cursor.execute("SELECT text FROM frames_ocrresult WHERE frame_id = %s", [rng.randint(1, top)])
-            lines = [line.lower().split() for line in cursor.fetchone()[0].splitlines()[1:]]
-            lines = [words for words in lines if len(words) >= 2 and all(w.isascii() and w.isalpha() for w in words[:2])]
-            if lines:
-                words = rng.choice(lines)
-                pairs.append(f'"{words[0]} {words[1]}"')
-    return pairs
-
-
-def query_sets(corpus: Corpus, n: int, seed: int) -> list[QuerySet]:
-    rng = random.Random(seed)
-    en = corpus.en_vocab
-    zh2 = [w for w in corpus.zh_vocab if len(w) == 2][:1000]
-    zh3 = [w for w in corpus.zh_vocab if len(w) == 3][:1000]
-    return [
-        QuerySet("English, common (rank 15-120)", [rng.choice(en[15:120]) for _ in range(n)]),
-        QuerySet("English, rare (rank 1500-6000)", [rng.choice(en[1500:6000]) for _ in range(n)]),
-        QuerySet("Chinese, 2 characters", [rng.choice(zh2) for _ in range(n)]),
-        QuerySet("Chinese, 3 characters", [rng.choice(zh3) for _ in range(n)]),
-        QuerySet("English phrase, 2 words", english_pairs(n, seed)),
-        QuerySet("English stopword (rank 1-10)", [rng.choice(en[:10]) for _ in range(n)]),
-    ]
+    ranges: list[tuple[float, float]]  # one 1-day range per query
 
 
 def ranges_sample(rng: random.Random, t0: float, n: int) -> list[tuple[float, float]]:
     starts = [t0 + rng.uniform(0, (SPAN_DAYS - 1) * DAY) for _ in range(n)]
     return [(start, start + DAY) for start in starts]
+
+
+def english_pairs(rng: random.Random, n: int) -> tuple[list[str], list[tuple[float, float]]]:
+    """Two adjacent English words read from random frames, each with a 1-day range around its
+    frame: a phrase the person saw, searched for in the day they saw it."""
+    from django.db import connection
+
+    pairs: list[str] = []
+    ranges: list[tuple[float, float]] = []
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT max(frame_id) FROM frames_ocrresult")
+        top = cursor.fetchone()[0]
+        while len(pairs) < n:
+            cursor.execute(
+                "SELECT o.text, f.timestamp FROM frames_ocrresult o JOIN frames_frame f ON f.id = o.frame_id "
+                "WHERE o.frame_id = %s",
+                [rng.randint(1, top)],
+            )
+            text, moment = cursor.fetchone()
+            lines = [line.lower().split() for line in text.splitlines()[1:]]
+            lines = [words for words in lines if len(words) >= 2 and all(w.isascii() and w.isalpha() for w in words[:2])]
+            if lines:
+                words = rng.choice(lines)
+                pairs.append(f'"{words[0]} {words[1]}"')
+                start = moment.replace(tzinfo=dt_timezone.utc).timestamp() - rng.uniform(0, DAY)
+                ranges.append((start, start + DAY))
+    return pairs, ranges
+
+
+def query_sets(corpus: Corpus, n: int, *, t0: float, seed: int) -> list[QuerySet]:
+    rng = random.Random(seed)
+    en = corpus.en_vocab
+    zh2 = [w for w in corpus.zh_vocab if len(w) == 2][:1000]
+    zh3 = [w for w in corpus.zh_vocab if len(w) == 3][:1000]
+
+    def words(label: str, choices: list[str]) -> QuerySet:
+        return QuerySet(label, [rng.choice(choices) for _ in range(n)], ranges_sample(rng, t0, n))
+
+    return [
+        words("English, common (rank 15-120)", en[15:120]),
+        words("English, rare (rank 1500-6000)", en[1500:6000]),
+        words("Chinese, 2 characters", zh2),
+        words("Chinese, 3 characters", zh3),
+        QuerySet("English phrase, 2 words (seen that day)", *english_pairs(rng, n)),
+        words("English stopword (rank 1-10)", en[:10]),
+    ]
 
 
 def percentiles(samples_ms: list[float]) -> tuple[float, float, float]:
@@ -438,20 +451,20 @@ def size_run(*, size: int, n_queries: int, seed: int) -> None:
     print(f"  OCR text (frames_ocrresult, lines '[]'): {ocr / size:,.0f} B/frame")
 
     corpus = Corpus(seed)
-    rng = random.Random(seed + 7)
-    sets = query_sets(corpus, n_queries, seed + 3)
+    sets = query_sets(corpus, n_queries, t0=t0, seed=seed + 3)
     file_read(db_file)
-    selector_time(sets[0].queries[:20], ranges_sample(rng, t0, 20), "warm-up")
+    selector_time(sets[0].queries[:20], sets[1].ranges[:20], "warm-up")
     plan_print(sets[0].queries[0], t0 + DAY)
     print(f"\nsearch_keyword, 1-day range, limit 20, {n_queries} queries each:")
-    print(f"  {'queries':34} {'p50 ms':>8} {'p95 ms':>8} {'max ms':>8} {'median hits':>12}")
+    print(f"  {'queries':40} {'p50 ms':>8} {'p95 ms':>8} {'max ms':>8} {'median hits':>12}")
     for qs in sets:
-        times, totals = selector_time(qs.queries, ranges_sample(rng, t0, n_queries), qs.label)
+        times, totals = selector_time(qs.queries, qs.ranges, qs.label)
         p50, p95, worst = percentiles(times)
-        print(f"  {qs.label:34} {p50:8.1f} {p95:8.1f} {worst:8.1f} {statistics.median(totals):12,.0f}")
+        print(f"  {qs.label:40} {p50:8.1f} {p95:8.1f} {worst:8.1f} {statistics.median(totals):12,.0f}")
 
-    mixed = [q for qs in sets[:5] for q in qs.queries[: max(1, n_queries // 5)]]
-    ranges = ranges_sample(rng, t0, len(mixed))
+    share = max(1, n_queries // 5)
+    mixed = [q for qs in sets[:5] for q in qs.queries[:share]]
+    ranges = [r for qs in sets[:5] for r in qs.ranges[:share]]
     direct, _ = selector_time(mixed, ranges, "selector, mixed")
     http = api_time(mixed, ranges)
     d50, d95, _ = percentiles(direct)
