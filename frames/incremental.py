@@ -33,6 +33,7 @@ STRIP_TOLERANCE = 1.0
 STRIP_INK = 2.0  # mean gradient of a strip row with some stroke in it
 GROW_ROUNDS = 12
 INK_MIN_PIXELS = 12  # a word box with less ink than this is blank, not a word
+MAX_CROPS = 40
 
 
 @dataclass
@@ -371,6 +372,9 @@ def regions_plan(
             unexplained &= changed_tiles[shift]
             shifts.append(shift)
 
+    # Most of the text changed (another window): skip the planning, one full pass is cheaper.
+    if unexplained.sum() > FULL_PASS_SHARE * max(int(ink_tiles.sum()), 1):
+        return RegionPlan(full_pass=True, shift=shifts[-1])
     placements = _placements(
         boxes=line_boxes, words=word_boxes or [[] for _ in line_boxes], shifts=shifts, changed=changed, ink=ink
     )
@@ -378,6 +382,8 @@ def regions_plan(
     rects = _tiles_to_rects(tiles=unexplained, shape=(height, width))
     carried: dict[int, _Placement] = {}
     for _ in range(GROW_ROUNDS):
+        if len(rects) > MAX_CROPS:  # changes scattered all over (an animation): not worth the calls
+            return RegionPlan(full_pass=True, shift=shifts[-1])
         rects = _rects_close(rects, ink=ink, placements=placements)
         carried = {}
         # In place first: repeated content can match both in place and scrolled; one copy is kept.
