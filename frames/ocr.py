@@ -85,7 +85,7 @@ class RapidOcrEngine:
             params={
                 "Global.use_cls": False,  # the orientation classifier flips normal lines and costs time
                 "Global.return_word_box": True,
-                "Global.log_level": "warning",
+                "Global.log_level": "error",  # "no text detected" on a blank crop is normal, not a warning
                 "Det.limit_type": "max",  # shrink the detection input, never the image
                 "Det.limit_side_len": 960,
                 "EngineConfig.onnxruntime.intra_op_num_threads": threads,

@@ -10,6 +10,7 @@ from datetime import timezone as dt_timezone
 import numpy as np
 from django.conf import settings
 from django.db import IntegrityError, transaction
+from django.db.models import Q
 from django.utils import timezone
 from PIL import Image
 
@@ -141,6 +142,25 @@ def frame_ocr_enqueue(*, frame_id: int, delay_s: float = 0) -> None:
     if delay_s and task.get_backend().supports_defer:
         task = task.using(run_after=timezone.now() + timedelta(seconds=delay_s))
     task.enqueue(frame_id)
+
+
+def frames_ocr_requeue() -> int:
+    """Queue OCR for pending frames whose task was lost (a crash between commit and enqueue,
+    or a worker killed mid-task); returns how many. Run when the worker starts."""
+    from django_tasks_db.models import DBTaskResult
+
+    from frames.tasks import frame_ocr
+
+    stale = timezone.now() - timedelta(minutes=10)
+    live = DBTaskResult.objects.filter(task_path=frame_ocr.module_path).filter(
+        Q(status="READY") | Q(status="RUNNING", started_at__gte=stale)
+    )
+    queued = {row["args"][0] for row in live.values_list("args_kwargs", flat=True) if row.get("args")}
+    pending = Frame.objects.filter(ocr_status=OcrStatus.PENDING).values_list("id", flat=True)
+    lost = [frame_id for frame_id in pending if frame_id not in queued]
+    for frame_id in lost:
+        frame_ocr_enqueue(frame_id=frame_id)
+    return len(lost)
 
 
 def frame_image_load(frame: Frame) -> np.ndarray:

@@ -210,3 +210,16 @@ def test_one_typed_word_on_a_full_hd_screen_is_not_a_duplicate(api):
     assert post_frame(api, before.getvalue(), timestamp=time.time() - 3).status_code == 201
     resp = post_frame(api, after.getvalue(), timestamp=time.time() - 1)
     assert resp.status_code == 201, resp.json()
+
+
+def test_worker_start_requeues_pending_frames_whose_task_was_lost(api):
+    from django_tasks_db.models import DBTaskResult
+
+    from frames.services import frames_ocr_requeue
+
+    ids = [post_frame(api, render_text_image([f"lost task {i}"], size=(600, 80 + 40 * i))).json()["frame_id"] for i in range(2)]
+    # on_commit never ran inside the test transaction: both frames are pending with no task.
+    assert DBTaskResult.objects.count() == 0
+    assert frames_ocr_requeue() == 2
+    assert sorted(r["args"][0] for r in DBTaskResult.objects.values_list("args_kwargs", flat=True)) == sorted(ids)
+    assert frames_ocr_requeue() == 0  # already queued: not twice
