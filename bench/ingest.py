@@ -86,6 +86,7 @@ class RunFigures:
     image_bytes: list[int] = field(default_factory=list)
     ocr_rows: list[tuple[int, float, str, int]] = field(default_factory=list)  # elapsed_ms, ocr_area, text, frame_id
     burst: dict[int, tuple[float, list[float], Counter]] = field(default_factory=dict)
+    load_paced: list[float] = field(default_factory=list)  # 1-minute load average when (b) began and ended
 
 
 def word_make(rng: random.Random, taken: set[str]) -> str:
@@ -212,6 +213,7 @@ def ocr_drain_wait(server: LiveServer, frame_ids: list[int], *, timeout_s: float
 
 def paced_run(server: LiveServer, frames: list[BenchFrame], *, interval_s: float, timeout_s: float, figures: RunFigures) -> None:
     before = db_table_bytes(server)
+    figures.load_paced = [os.getloadavg()[0]]
     started = time.time()
     watchers = []
     for frame in tqdm(frames, desc="(b) paced", unit="frame"):
@@ -224,6 +226,7 @@ def paced_run(server: LiveServer, frames: list[BenchFrame], *, interval_s: float
         watcher = threading.Thread(target=search_wait, args=(server, frame), kwargs={"since": started - 1, "timeout_s": timeout_s})
         watcher.start()
         watchers.append(watcher)
+    figures.load_paced.append(os.getloadavg()[0])
     for watcher in watchers:
         watcher.join()
     stored = [f.frame_id for f in frames if f.status == "created"]
@@ -358,7 +361,7 @@ def report_print(args, figures: RunFigures, quality_rows, server_quality: str) -
     print()
     print(f"MyRecall ingest bench: {len(frames)} frames 1920x1080 (PNG {png_kb:.0f} KB avg), seed {args.seed}, "
           f"dedup {'off' if args.no_dedup else 'on (server default)'}, WebP quality {server_quality}, "
-          f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}")
+          f"{os.cpu_count()} cores; 1-min load average {' -> '.join(f'{v:.1f}' for v in figures.load_paced)} over (b)")
     print(f"code: {code_state()}")
 
     print("\n(a) burst ingest, POST /api/v1/frames (each frame its own device: nothing skipped):")
