@@ -132,7 +132,12 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
-STATICFILES_DIRS = [BASE_DIR / "static"]
+STATICFILES_DIRS = [
+    BASE_DIR / "static",
+    # Pinned in package.json / package-lock.json, installed by scripts/setup.sh.
+    ("vendor/htmx", BASE_DIR / "node_modules" / "htmx.org" / "dist"),
+    ("vendor/htmx-ext-ws", BASE_DIR / "node_modules" / "htmx-ext-ws"),
+]
 # Served straight from the source folders: no collectstatic step for a local app.
 WHITENOISE_USE_FINDERS = True
 

@@ -4,11 +4,16 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# OCR engines and their languages, and fonts (CJK for Chinese screens).
 DEB_PACKAGES=(tesseract-ocr tesseract-ocr-eng tesseract-ocr-chi-sim libtesseract-dev fonts-noto-cjk fonts-dejavu-core)
+# The test suite drives Debian's Chromium (no browser download).
+[ "${1:-}" = "--test" ] && DEB_PACKAGES+=(chromium)
 missing=()
 for pkg in "${DEB_PACKAGES[@]}"; do
   dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
 done
+# Node and npm install the pinned front-end packages; keep any that is already there.
+command -v npm >/dev/null 2>&1 || missing+=(nodejs npm)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "[setup] installing Debian packages: ${missing[*]}"
   SUDO=""
@@ -28,5 +33,10 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   .venv/bin/python -m pip install -q --upgrade pip
   .venv/bin/python -m pip install -q -r requirements.txt
   echo "$want" > "$stamp"
+fi
+if [ "$(cat node_modules/.package-lock.sha256 2>/dev/null)" != "$(sha256sum package-lock.json | cut -d' ' -f1)" ]; then
+  echo "[setup] installing front-end packages (pinned in package-lock.json)"
+  npm ci --no-audit --no-fund --loglevel=error
+  sha256sum package-lock.json | cut -d' ' -f1 > node_modules/.package-lock.sha256
 fi
 echo "[setup] done"
