@@ -264,9 +264,8 @@ def frames_generate(*, size: int, t0: float, seed: int) -> float:
     from django.db import connection, transaction
 
     from frames.text import text_languages
-    from search.fts import TABLE, fts_prepare, rowid_for
+    from search.fts import fts_prepare, index_rows_write, rowid_for
 
-    fts_sql = f"INSERT INTO {TABLE} (rowid, text, app_name, window_name, browser_url, frame_id) VALUES (?, ?, ?, ?, ?, ?)"
     adapt = connection.ops.adapt_datetimefield_value
     rng = np.random.default_rng(seed)
     timestamps = np.sort(rng.uniform(t0, t0 + SPAN_DAYS * DAY, size))
@@ -280,7 +279,8 @@ def frames_generate(*, size: int, t0: float, seed: int) -> float:
             raw = connection.connection
             raw.executemany(FRAME_SQL, frames)
             raw.executemany(OCR_SQL, ocrs)
-            raw.executemany(fts_sql, fts)
+            with connection.cursor() as cursor:
+                index_rows_write(cursor, fts)
         frames.clear()
         ocrs.clear()
         fts.clear()
@@ -433,21 +433,27 @@ def plan_print(q: str, start: float) -> None:
 
 def size_run(*, size: int, n_queries: int, seed: int) -> None:
     from django.conf import settings
+    from django.db import connection
+
+    from search.fts import PARTITION_DAYS, PREFIX, partitions_all
 
     database_create()
     t0 = time.time() - SPAN_DAYS * DAY
     elapsed = frames_generate(size=size, t0=t0, seed=seed)
     db_file = Path(settings.DATABASES["default"]["NAME"])
     disk = sizes_on_disk()
-    index = sum(v for k, v in disk.items() if k.startswith("search_fts") and k.endswith(("_data", "_idx")))
-    stored = sum(v for k, v in disk.items() if k.startswith("search_fts") and k.endswith(("_content", "_docsize")))
+    index = sum(v for k, v in disk.items() if k.startswith(PREFIX) and k.endswith(("_data", "_idx")))
+    stored = sum(v for k, v in disk.items() if k.startswith(PREFIX) and k.endswith(("_content", "_docsize")))
+    with connection.cursor() as cursor:
+        partitions = len(partitions_all(cursor))
     ocr = disk.get("frames_ocrresult", 0)
 
     print(f"\n== {size:,} frames over {SPAN_DAYS} days ({size / SPAN_DAYS:,.0f} per day) ==")
     print(f"generated and indexed in {elapsed:.0f} s ({size / elapsed:,.0f} frames/s)")
     print(f"database file {db_file.stat().st_size / 2**20:,.0f} MiB ({db_file.stat().st_size / size:,.0f} B/frame)")
-    print(f"  FTS index (search_fts_data + _idx): {index / size:,.0f} B/frame ({index / 2**20:,.0f} MiB)")
-    print(f"  FTS stored columns (search_fts_content + _docsize): {stored / size:,.0f} B/frame")
+    print(f"  FTS index ({PREFIX}*_data + _idx): {index / size:,.0f} B/frame ({index / 2**20:,.0f} MiB)")
+    print(f"  FTS stored columns ({PREFIX}*_content + _docsize): {stored / size:,.0f} B/frame")
+    print(f"  partitions: {partitions} of {PARTITION_DAYS} days ({size / partitions:,.0f} frames each on average)")
     print(f"  OCR text (frames_ocrresult, lines '[]'): {ocr / size:,.0f} B/frame")
 
     corpus = Corpus(seed)

@@ -10,6 +10,14 @@ are contiguous; a single character becomes a prefix query.
 Row ids are ordered by time (milliseconds * 1000 + frame id mod 1000), so a time
 range is a rowid range that FTS5 applies inside the index instead of filtering
 every match afterwards.
+
+The index is split by time into one FTS5 table per PARTITION_DAYS period
+(search_fts_<period>, periods counted from the epoch). bm25 reads, once per
+query, every entry of each query term in the whole table (its document
+frequency), so with one table that cost grew with the whole history; with
+partitions it grows with one period. A partition is created when the first
+frame of its period is indexed and recorded in the registry table, so a search
+lists the partitions of its range without reading sqlite_master.
 """
 
 import math
@@ -19,15 +27,15 @@ import shlex
 from frames.text import CJK_CLASS
 from myrecall.errors import ApplicationError
 
-TABLE = "search_fts"
-CREATE_SQL = (
-    f"CREATE VIRTUAL TABLE IF NOT EXISTS {TABLE} USING fts5("
-    "text, app_name, window_name, browser_url, frame_id UNINDEXED, "
-    "tokenize = 'unicode61 remove_diacritics 2')"
-)
-DROP_SQL = f"DROP TABLE IF EXISTS {TABLE}"
+PARTITION_DAYS = 7
+PARTITION_MS = PARTITION_DAYS * 86_400_000
+PREFIX = "search_fts_"
+REGISTRY = "search_partition"
+REGISTRY_CREATE_SQL = f"CREATE TABLE IF NOT EXISTS {REGISTRY} (period integer PRIMARY KEY)"
+COLUMNS = "text, app_name, window_name, browser_url, frame_id"
 # Column weights for bm25: on-screen text and window titles count more than app and URL.
-BM25 = f"bm25({TABLE}, 1.0, 0.5, 1.0, 0.5)"
+BM25_WEIGHTS = "1.0, 0.5, 1.0, 0.5"
+
 
 _CJK_RUN = re.compile(f"[{CJK_CLASS}]+")
 _TOKEN = re.compile(r"[^\W_]+")  # what unicode61 keeps as a token (letters and digits)
@@ -60,6 +68,73 @@ def rowid_range_inside(start_s: float, end_s: float) -> tuple[int, int]:
     and rowid_range need their exact timestamp checked."""
     # Two milliseconds of margin: a float timestamp may land on either side of a millisecond.
     return (math.ceil(start_s * 1000) + 2) * 1000, (math.floor(end_s * 1000) - 2) * 1000 - 1
+
+
+def partition_of(rowid: int) -> int:
+    """The period of a rowid: from its millisecond, so a frame's partition follows from its rowid alone."""
+    return rowid // 1000 // PARTITION_MS
+
+
+def partition_table(period: int) -> str:
+    return f"{PREFIX}{period}" if period >= 0 else f"{PREFIX}m{-period}"
+
+
+def partition_bm25(period: int) -> str:
+    return f"bm25({partition_table(period)}, {BM25_WEIGHTS})"
+
+
+def partitions_in(cursor, lo_rowid: int, hi_rowid: int) -> list[int]:
+    """The existing partitions that may hold rowids in [lo_rowid, hi_rowid], newest first."""
+    cursor.execute(
+        f"SELECT period FROM {REGISTRY} WHERE period BETWEEN %s AND %s ORDER BY period DESC",
+        [partition_of(lo_rowid), partition_of(hi_rowid)],
+    )
+    return [row[0] for row in cursor.fetchall()]
+
+
+def partitions_all(cursor) -> list[int]:
+    cursor.execute(f"SELECT period FROM {REGISTRY} ORDER BY period")
+    return [row[0] for row in cursor.fetchall()]
+
+
+def partition_create(cursor, period: int) -> None:
+    """Create the partition of a period and record it, unless it is recorded already."""
+    cursor.execute(f"SELECT 1 FROM {REGISTRY} WHERE period = %s", [period])
+    if cursor.fetchone():
+        return
+    cursor.execute(
+        f"CREATE VIRTUAL TABLE IF NOT EXISTS {partition_table(period)} USING fts5("
+        "text, app_name, window_name, browser_url, frame_id UNINDEXED, "
+        "tokenize = 'unicode61 remove_diacritics 2')"
+    )
+    cursor.execute(f"INSERT INTO {REGISTRY} (period) VALUES (%s)", [period])
+
+
+def partitions_drop_all(cursor) -> None:
+    for period in partitions_all(cursor):
+        cursor.execute(f"DROP TABLE IF EXISTS {partition_table(period)}")
+    cursor.execute(f"DROP TABLE IF EXISTS {REGISTRY}")
+
+
+def index_rows_write(cursor, rows: list[tuple[int, str, str, str, str, int]]) -> None:
+    """Insert prepared index rows (rowid, text, app_name, window_name, browser_url, frame_id),
+    each into the partition of its rowid, creating partitions as needed."""
+    by_period: dict[int, list[tuple]] = {}
+    for row in rows:
+        by_period.setdefault(partition_of(row[0]), []).append(row)
+    for period, period_rows in by_period.items():
+        partition_create(cursor, period)
+        cursor.executemany(
+            f"INSERT INTO {partition_table(period)} (rowid, {COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s)", period_rows
+        )
+
+
+def index_row_delete(cursor, rowid: int) -> None:
+    """Remove one rowid from its partition, if that partition exists."""
+    period = partition_of(rowid)
+    cursor.execute(f"SELECT 1 FROM {REGISTRY} WHERE period = %s", [period])
+    if cursor.fetchone():
+        cursor.execute(f"DELETE FROM {partition_table(period)} WHERE rowid = %s", [rowid])
 
 
 def _term_tokens(term: str) -> tuple[list[str], bool]:

@@ -7,7 +7,14 @@ from datetime import timezone as dt_timezone
 from django.db import connection
 
 from frames.models import Frame
-from search.fts import BM25, TABLE, fts_query, rowid_range, rowid_range_inside
+from search.fts import (
+    fts_query,
+    partition_bm25,
+    partition_table,
+    partitions_in,
+    rowid_range,
+    rowid_range_inside,
+)
 
 
 @dataclass(frozen=True)
@@ -108,66 +115,86 @@ def _page(select: str, base: str, params: list, order: str, limit: int, offset: 
 
 # bm25 costs about 2 us a row; past this many matches only the newest ones are ranked, so a
 # word that is on most screens of the range still answers quickly. The total stays exact.
-# bm25 also reads each phrase's doclist over the whole table once per query (its IDF): with one
-# table that cost grows with the table, not the range (see bench/search_keyword.py).
 RANKED_MAX = 4000
 
 
-def _match_sql(q: str, filters: SearchFilters, *, rowid_from: int | None = None) -> tuple[str, list]:
-    """FROM and WHERE of the frames in the range (from rowid_from on, if given) whose index
-    entry matches q."""
-    lo, hi = rowid_range(filters.start_time, filters.end_time)
-    lo = max(lo, rowid_from or lo)
+def _match_sql(period: int, match: str, filters: SearchFilters, rowid_from: int) -> tuple[str, list]:
+    """FROM and WHERE of the frames of one partition in the range, from rowid_from on, whose
+    index entry matches the FTS query."""
+    table = partition_table(period)
+    _, hi = rowid_range(filters.start_time, filters.end_time)
     where, params, needs_text = _filter_sql(filters)
     if len(where) > 2 or needs_text:
         # Filters on the frame: join every match to its frame.
         base = (
-            f"FROM {TABLE} JOIN frames_frame f ON f.id = {TABLE}.frame_id"
+            f"FROM {table} JOIN frames_frame f ON f.id = {table}.frame_id"
             + (_TEXT_JOIN if needs_text else "")
-            + f" WHERE {TABLE} MATCH %s AND {TABLE}.rowid BETWEEN %s AND %s AND "
+            + f" WHERE {table} MATCH %s AND {table}.rowid BETWEEN %s AND %s AND "
             + " AND ".join(where)
         )
-        return base, [fts_query(q), lo, hi, *params]
+        return base, [match, rowid_from, hi, *params]
     # Time only: the rowid range is the time range to the millisecond, so only the rows in the
     # first and last milliseconds are looked up in frames_frame for their exact timestamp.
     inside_lo, inside_hi = rowid_range_inside(filters.start_time, filters.end_time)
     base = (
-        f"FROM {TABLE} WHERE {TABLE} MATCH %s AND {TABLE}.rowid BETWEEN %s AND %s"
-        f" AND ({TABLE}.rowid BETWEEN %s AND %s OR EXISTS (SELECT 1 FROM frames_frame f"
-        f" WHERE f.id = {TABLE}.frame_id AND {where[0]} AND {where[1]}))"
+        f"FROM {table} WHERE {table} MATCH %s AND {table}.rowid BETWEEN %s AND %s"
+        f" AND ({table}.rowid BETWEEN %s AND %s OR EXISTS (SELECT 1 FROM frames_frame f"
+        f" WHERE f.id = {table}.frame_id AND {where[0]} AND {where[1]}))"
     )
-    return base, [fts_query(q), lo, hi, inside_lo, inside_hi, *params]
+    return base, [match, rowid_from, hi, inside_lo, inside_hi, *params]
 
 
 def search_keyword(*, q: str, filters: SearchFilters, limit: int, offset: int) -> tuple[list[SearchHit], int]:
     """Frames whose text or metadata match every word of q, best bm25 first (among the
-    newest RANKED_MAX matches when there are more)."""
-    base, params = _match_sql(q, filters)
+    newest RANKED_MAX matches when there are more).
+
+    Each partition of the range is counted and ranked on its own and the pages are merged by
+    score; bm25 weighs a word by how rare it is in its partition's period."""
+    match = fts_query(q)
+    lo, _ = rowid_range(filters.start_time, filters.end_time)
     with connection.cursor() as cursor:
-        cursor.execute(f"SELECT count(*) {base}", params)
-        total = cursor.fetchone()[0]
+        periods = partitions_in(cursor, *rowid_range(filters.start_time, filters.end_time))
+        counts = []
+        for period in periods:
+            base, params = _match_sql(period, match, filters, lo)
+            cursor.execute(f"SELECT count(*) {base}", params)
+            counts.append(cursor.fetchone()[0])
+        total = sum(counts)
         if offset >= total:
             return [], total
-        window = max(RANKED_MAX, offset + limit)
-        if total > window:
+        ranked: list[tuple[float, int, int]] = []  # (score, rowid, period)
+        left = max(RANKED_MAX, offset + limit)
+        for period, count in zip(periods, counts):
+            if left <= 0:
+                break
+            if not count:
+                continue
+            table = partition_table(period)
+            base, params = _match_sql(period, match, filters, lo)
+            if count > left:
+                cursor.execute(
+                    f"SELECT {table}.rowid {base} ORDER BY {table}.rowid DESC LIMIT 1 OFFSET %s", [*params, left - 1]
+                )
+                base, params = _match_sql(period, match, filters, cursor.fetchone()[0])
+            # Only rowid and score go through the sort; frame ids are read for the page alone.
             cursor.execute(
-                f"SELECT {TABLE}.rowid {base} ORDER BY {TABLE}.rowid DESC LIMIT 1 OFFSET %s", [*params, window - 1]
+                f"SELECT {table}.rowid, -{partition_bm25(period)} AS score {base}"
+                f" ORDER BY score DESC, {table}.rowid DESC LIMIT %s",
+                [*params, offset + limit],
             )
-            base, params = _match_sql(q, filters, rowid_from=cursor.fetchone()[0])
-        # Only rowid and score go through the sort; frame ids are read for the page alone.
-        cursor.execute(
-            f"SELECT {TABLE}.rowid, -{BM25} AS score {base} ORDER BY score DESC, {TABLE}.rowid DESC LIMIT %s OFFSET %s",
-            [*params, limit, offset],
-        )
-        ranked = cursor.fetchall()
-        if not ranked:
-            return [], total
-        cursor.execute(
-            f"SELECT rowid, frame_id FROM {TABLE} WHERE rowid IN ({', '.join(['%s'] * len(ranked))})",
-            [rowid for rowid, _ in ranked],
-        )
-        frame_ids = dict(cursor.fetchall())
-    return _hits([(frame_ids[rowid], score) for rowid, score in ranked]), total
+            ranked += [(score, rowid, period) for rowid, score in cursor.fetchall()]
+            left -= count
+        ranked.sort(reverse=True)
+        page = ranked[offset : offset + limit]
+        frame_ids: dict[int, int] = {}
+        for period in {period for _, _, period in page}:
+            rowids = [rowid for _, rowid, p in page if p == period]
+            cursor.execute(
+                f"SELECT rowid, frame_id FROM {partition_table(period)} WHERE rowid IN ({', '.join(['%s'] * len(rowids))})",
+                rowids,
+            )
+            frame_ids.update(cursor.fetchall())
+    return _hits([(frame_ids[rowid], score) for score, rowid, _ in page]), total
 
 
 def search_browse(*, filters: SearchFilters, limit: int, offset: int) -> tuple[list[SearchHit], int]:

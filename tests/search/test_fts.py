@@ -2,7 +2,15 @@ import pytest
 from django.db import connection
 
 from myrecall.errors import ApplicationError
-from search.fts import TABLE, fts_prepare, fts_query, rowid_for, rowid_range, rowid_range_inside
+from search.fts import (
+    fts_prepare,
+    fts_query,
+    index_rows_write,
+    partition_table,
+    rowid_for,
+    rowid_range,
+    rowid_range_inside,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -20,17 +28,13 @@ TEXTS = {
 @pytest.fixture
 def indexed():
     with connection.cursor() as cursor:
-        for rowid, text in TEXTS.items():
-            cursor.execute(
-                f"INSERT INTO {TABLE} (rowid, text, app_name, window_name, browser_url, frame_id) "
-                "VALUES (%s, %s, '', '', '', %s)",
-                [rowid, fts_prepare(text), rowid],
-            )
+        index_rows_write(cursor, [(rowid, fts_prepare(text), "", "", "", rowid) for rowid, text in TEXTS.items()])
 
 
 def matches(q: str) -> set[int]:
+    table = partition_table(0)  # rowids 1-7 are the first milliseconds of the epoch
     with connection.cursor() as cursor:
-        cursor.execute(f"SELECT rowid FROM {TABLE} WHERE {TABLE} MATCH %s", [fts_query(q)])
+        cursor.execute(f"SELECT rowid FROM {table} WHERE {table} MATCH %s", [fts_query(q)])
         return {row[0] for row in cursor.fetchall()}
 
 
