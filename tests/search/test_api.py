@@ -1,35 +1,12 @@
 from datetime import datetime
-from datetime import timezone as dt_timezone
 
 import pytest
 
-from frames.models import Frame, OcrResult, OcrStatus
 from search import selectors
-from search.services import frame_index
 
 pytestmark = pytest.mark.django_db
 
 T0 = 1_750_000_000.0  # a fixed moment; every frame and range here is relative to it
-
-
-def frame_make(text: str, *, at: float, app_name="Editor", window_name="notes.md", browser_url="", focused=True) -> int:
-    """A frame with finished OCR, indexed the way the OCR worker does it."""
-    frame = Frame.objects.create(
-        timestamp=datetime.fromtimestamp(at, tz=dt_timezone.utc),
-        app_name=app_name,
-        window_name=window_name,
-        browser_url=browser_url,
-        focused=focused,
-        image_path="frames/x.jpg",
-        width=800,
-        height=600,
-        image_bytes=1000,
-        phash=b"",
-        ocr_status=OcrStatus.DONE,
-    )
-    OcrResult.objects.create(frame=frame, engine="test", text=text)
-    frame_index(frame=frame)
-    return frame.id
 
 
 def search(api, q="", **params):
@@ -52,7 +29,7 @@ def assert_400(resp, *words: str):
         assert word in body["message"], body["message"]
 
 
-def test_english_word_and_phrase(api):
+def test_english_word_and_phrase(api, frame_make):
     review = frame_make("Quarterly budget review with finance", at=T0)
     other = frame_make("review of the quarterly plan; budget later", at=T0 + 10)
     frame_make("nothing to see here", at=T0 + 20)
@@ -62,7 +39,7 @@ def test_english_word_and_phrase(api):
     assert found(api, "marketing") == []
 
 
-def test_result_shape(api):
+def test_result_shape(api, frame_make):
     frame_id = frame_make("deploy the server", at=T0, app_name="Terminal", window_name="bash", browser_url="")
     body = search(api, "deploy").json()
     assert body["pagination"] == {"limit": 20, "offset": 0, "total": 1}
@@ -80,7 +57,7 @@ def test_result_shape(api):
     assert datetime.fromisoformat(content["timestamp"].replace("Z", "+00:00")).timestamp() == T0
 
 
-def test_chinese_two_and_three_character_words_are_found_inside_sentences(api):
+def test_chinese_two_and_three_character_words_are_found_inside_sentences(api, frame_make):
     meeting = frame_make("今天下午讨论机器学习项目的进度", at=T0)
     notes = frame_make("明天上午整理会议记录", at=T0 + 5)
     assert found(api, "学习") == [meeting]
@@ -91,7 +68,7 @@ def test_chinese_two_and_three_character_words_are_found_inside_sentences(api):
     assert found(api, "学习 进度") == [meeting]
 
 
-def test_text_with_the_word_many_times_ranks_first(api):
+def test_text_with_the_word_many_times_ranks_first(api, frame_make):
     once = frame_make("the release notes mention the deploy once among many other words here", at=T0 + 30)
     many = frame_make("deploy deploy deploy: deploy checklist before deploy", at=T0)
     twice = frame_make("deploy today, deploy again tomorrow with other words around", at=T0 + 60)
@@ -101,7 +78,7 @@ def test_text_with_the_word_many_times_ranks_first(api):
     assert scores == sorted(scores, reverse=True)
 
 
-def test_filters_app_window_url_focused(api):
+def test_filters_app_window_url_focused(api, frame_make):
     docs = frame_make("invoice 42", at=T0, app_name="Firefox", window_name="Invoices - Mail", browser_url="https://mail.example.com/inbox")
     code = frame_make("invoice 42", at=T0 + 1, app_name="Code", window_name="billing.py - project", focused=False)
     chat = frame_make("invoice 42", at=T0 + 2, app_name="Firefox Developer", window_name="Team chat", browser_url="https://chat.example.org/c/7")
@@ -116,12 +93,12 @@ def test_filters_app_window_url_focused(api):
     assert found(api, "", app_name="CODE") == [code]
 
 
-def test_metadata_is_searchable_too(api):
+def test_metadata_is_searchable_too(api, frame_make):
     frame_id = frame_make("nothing special", at=T0, window_name="Quarterly roadmap - Docs")
     assert found(api, "roadmap") == [frame_id]
 
 
-def test_time_range_edges_are_inclusive_and_a_frame_just_outside_is_not_found(api):
+def test_time_range_edges_are_inclusive_and_a_frame_just_outside_is_not_found(api, frame_make):
     start, end = T0, T0 + 3600
     before = frame_make("edge marker", at=start - 0.0002)
     first = frame_make("edge marker", at=start)
@@ -136,12 +113,12 @@ def test_time_range_edges_are_inclusive_and_a_frame_just_outside_is_not_found(ap
     assert found(api, "edge", start_time=start + 0.0001, end_time=end - 0.0001) == [middle]
 
 
-def test_end_time_defaults_to_now(api):
+def test_end_time_defaults_to_now(api, frame_make):
     frame_id = frame_make("recent work", at=T0)
     assert found(api, "recent", start_time=T0 - 1, end_time=None) == [frame_id]
 
 
-def test_browse_is_newest_first_with_total(api):
+def test_browse_is_newest_first_with_total(api, frame_make):
     ids = [frame_make(f"screen number {i}", at=T0 + i) for i in range(5)]
     frame_make("outside the range", at=T0 + 7200)
     body = search(api, "", limit=2).json()
@@ -153,7 +130,7 @@ def test_browse_is_newest_first_with_total(api):
     assert body["pagination"]["total"] == 5
 
 
-def test_keyword_pagination_total_and_pages(api):
+def test_keyword_pagination_total_and_pages(api, frame_make):
     ids = [frame_make(f"report page {i}", at=T0 + i) for i in range(7)]
     body = search(api, "report", limit=3).json()
     assert body["pagination"] == {"limit": 3, "offset": 0, "total": 7}
@@ -167,7 +144,7 @@ def test_keyword_pagination_total_and_pages(api):
     assert past["data"] == [] and past["pagination"]["total"] == 7
 
 
-def test_many_matches_rank_the_newest_and_keep_an_exact_total(api, monkeypatch):
+def test_many_matches_rank_the_newest_and_keep_an_exact_total(api, monkeypatch, frame_make):
     monkeypatch.setattr(selectors, "RANKED_MAX", 3)
     strong = frame_make("alert alert alert alert", at=T0)  # the best, but older than the ranked window
     ids = [frame_make(f"alert number {i} with a few more words", at=T0 + 10 + i) for i in range(5)]
@@ -179,7 +156,7 @@ def test_many_matches_rank_the_newest_and_keep_an_exact_total(api, monkeypatch):
     assert everything["data"][0]["content"]["frame_id"] == strong
 
 
-def test_min_and_max_length(api):
+def test_min_and_max_length(api, frame_make):
     short = frame_make("tiny note", at=T0)
     long = frame_make("note " + "with many more words " * 10, at=T0 + 1)
     assert found(api, "note", min_length=50) == [long]
@@ -210,12 +187,12 @@ def test_bad_requests_are_400_in_the_one_error_shape(api, params, words):
     assert_400(search(api, **{"q": "budget", **params}), *words)
 
 
-def test_mode_keyword_and_content_type_ocr_are_accepted(api):
+def test_mode_keyword_and_content_type_ocr_are_accepted(api, frame_make):
     frame_id = frame_make("budget", at=T0)
     assert found(api, "budget", mode="keyword", content_type="ocr") == [frame_id]
 
 
-def test_fts_syntax_in_the_query_never_breaks_the_search(api):
+def test_fts_syntax_in_the_query_never_breaks_the_search(api, frame_make):
     frame_make("C++ build (release) - 100% done", at=T0)
     for q in ['"', "C++", "NEAR(build", "build AND", "build OR", "-release", "a:b", "^build", "(release)", "100%"]:
         resp = search(api, q)

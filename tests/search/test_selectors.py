@@ -1,0 +1,109 @@
+"""Keyword search over a range that spans several partitions of the index."""
+
+import pytest
+from django.db import connection
+
+from search import selectors
+from search.fts import PARTITION_MS, partitions_all
+from search.selectors import SearchFilters, search_keyword
+
+pytestmark = pytest.mark.django_db
+
+WEEK = PARTITION_MS / 1000
+EDGE = (1_750_000_000 // WEEK + 1) * WEEK  # the first moment of a partition
+
+
+def keyword(q: str, start: float, end: float, *, limit=20, offset=0, **filters) -> tuple[list[int], int, list]:
+    hits, total = search_keyword(
+        q=q, filters=SearchFilters(start_time=start, end_time=end, **filters), limit=limit, offset=offset
+    )
+    return [hit.frame_id for hit in hits], total, [hit.score for hit in hits]
+
+
+def partitions() -> list[int]:
+    with connection.cursor() as cursor:
+        return partitions_all(cursor)
+
+
+def test_one_range_finds_frames_in_every_partition_it_spans(frame_make):
+    ids = [
+        frame_make("roadmap draft", at=EDGE - 3 * 86400),
+        frame_make("roadmap review", at=EDGE - 1),
+        frame_make("roadmap final", at=EDGE + 2 * 86400),
+        frame_make("roadmap shipped", at=EDGE + WEEK + 60),
+    ]
+    assert len(partitions()) == 3
+    found, total, _ = keyword("roadmap", EDGE - WEEK, EDGE + 2 * WEEK)
+    assert sorted(found) == sorted(ids) and total == 4
+    found, total, _ = keyword("roadmap", EDGE - 2, EDGE + 3 * 86400)
+    assert sorted(found) == sorted(ids[1:3]) and total == 2
+
+
+def test_results_from_several_partitions_are_merged_by_score(frame_make):
+    # Each partition holds one match and the same fillers, so its word weighs the same in each.
+    texts = {
+        EDGE - WEEK + 100: "deploy deploy deploy: deploy checklist before deploy",  # oldest partition, best match
+        EDGE + 100: "deploy today, deploy again tomorrow with other words around",
+        EDGE + WEEK + 100: "the release notes mention the deploy once among many other words here",
+    }
+    ids = []
+    for at, text in texts.items():
+        ids.append(frame_make(text, at=at))
+        for i in range(3):
+            frame_make(f"unrelated screen {i} with some ordinary words on it", at=at + 10 + i)
+    found, total, scores = keyword("deploy", EDGE - WEEK, EDGE + 2 * WEEK)
+    assert found == ids and total == 3
+    assert scores == sorted(scores, reverse=True)
+    assert keyword("deploy", EDGE - WEEK, EDGE + 2 * WEEK, limit=1, offset=1)[0] == [ids[1]]
+
+
+def test_pages_across_partitions_have_the_total_of_all_and_no_repeats(frame_make):
+    ids = [frame_make(f"report page {i}" + " more" * i, at=EDGE + (i - 3) * 2 * 86400) for i in range(7)]
+    assert len(partitions()) >= 2
+    everything, total, _ = keyword("report", EDGE - WEEK, EDGE + WEEK, limit=10)
+    assert sorted(everything) == sorted(ids) and total == 7
+    pages = []
+    for offset in (0, 3, 6):
+        found, total, _ = keyword("report", EDGE - WEEK, EDGE + WEEK, limit=3, offset=offset)
+        assert total == 7
+        pages += found
+    assert pages == everything
+    assert keyword("report", EDGE - WEEK, EDGE + WEEK, limit=3, offset=7) == ([], 7, [])
+
+
+def test_filters_apply_in_every_partition(frame_make):
+    firefox = [frame_make("invoice 42", at=EDGE - 60, app_name="Firefox"), frame_make("invoice 43", at=EDGE + 60, app_name="Firefox")]
+    frame_make("invoice 44", at=EDGE + 120, app_name="Code")
+    found, total, _ = keyword("invoice", EDGE - 3600, EDGE + 3600, app_name="firefox")
+    assert sorted(found) == sorted(firefox) and total == 2
+
+
+def test_a_frame_at_a_partition_edge_belongs_to_the_partition_it_starts(frame_make):
+    before = frame_make("edge marker", at=EDGE - 0.001)
+    at_edge = frame_make("edge marker", at=EDGE)
+    assert len(partitions()) == 2
+    assert keyword("edge", EDGE, EDGE)[0] == [at_edge]
+    assert keyword("edge", EDGE, EDGE + WEEK)[0] == [at_edge]
+    assert keyword("edge", EDGE - WEEK, EDGE - 0.001)[0] == [before]
+    assert keyword("edge", EDGE - 0.0005, EDGE - 0.0005)[0] == []
+    assert sorted(keyword("edge", EDGE - 0.001, EDGE)[0]) == sorted([before, at_edge])
+
+
+def test_a_range_without_any_partition_is_empty(frame_make):
+    assert keyword("anything", EDGE, EDGE + WEEK) == ([], 0, [])  # no partition at all yet
+    frame_make("anything at all", at=EDGE + 10 * WEEK)
+    assert keyword("anything", EDGE, EDGE + WEEK) == ([], 0, [])
+    assert keyword("anything", 0, 1) == ([], 0, [])
+    assert keyword("anything", EDGE, EDGE + 11 * WEEK)[1] == 1
+
+
+def test_the_newest_matches_are_ranked_when_the_cap_cuts_inside_an_older_partition(frame_make, monkeypatch):
+    monkeypatch.setattr(selectors, "RANKED_MAX", 3)
+    strong = frame_make("alert alert alert alert", at=EDGE - 600)  # the best, but older than the ranked window
+    older = frame_make("alert number 1 with a few more words", at=EDGE - 300)
+    newer = [frame_make(f"alert number {i} with a few more words", at=EDGE + i) for i in range(2)]
+    found, total, _ = keyword("alert", EDGE - 3600, EDGE + 3600, limit=3)
+    assert total == 4
+    assert sorted(found) == sorted([older, *newer])
+    found, total, _ = keyword("alert", EDGE - 3600, EDGE + 3600, limit=4)
+    assert total == 4 and found[0] == strong
