@@ -15,6 +15,7 @@ from django.utils import timezone
 from PIL import Image
 
 from frames import ocr, storage
+from frames.live import frame_created_publish
 from frames.imaging import hash_distance, image_decode, image_encode, image_hash
 from frames.models import Frame, OcrResult, OcrStatus
 from frames.signals import frame_text_ready
@@ -123,6 +124,7 @@ def frame_ingest(
             )
             storage.image_place(tmp, relpath)
             transaction.on_commit(lambda: frame_ocr_enqueue(frame_id=frame.id))
+            transaction.on_commit(lambda: frame_created_publish(frame=frame))
     except IntegrityError:
         storage.image_discard(tmp, final)
         # A concurrent retry with the same client_frame_id won the race.

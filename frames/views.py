@@ -1,19 +1,145 @@
+from datetime import date, datetime, time, timedelta
+
 from django.contrib.auth.decorators import login_not_required
-from django.http import HttpRequest, JsonResponse
+from django.http import FileResponse, Http404, HttpRequest, JsonResponse
+from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
-from frames import selectors
-from frames.api import frame_image_response
+from frames import selectors, thumbnails, timeline
+from frames.api import IMAGE_CACHE_SECONDS, frame_image_response
+from frames.highlight import boxes_matching
 from myrecall.auth import BearerToken
-from myrecall.errors import ApplicationError, error_body
+from myrecall.errors import ApplicationError, NotFound, error_body
+from myrecall.timezones import day_bounds, local_time, request_timezone
+
+
+def _authenticated(request: HttpRequest) -> bool:
+    return request.user.is_authenticated or bool(BearerToken()(request))
 
 
 @login_not_required  # answers 401 itself: API clients send a bearer token, not a session
 @require_GET
 def frame_image(request: HttpRequest, frame_id: int):
-    if not (request.user.is_authenticated or BearerToken()(request)):
+    if not _authenticated(request):
         return JsonResponse(error_body("Authentication required: send a bearer token or log in."), status=401)
     try:
         return frame_image_response(selectors.frame_get(frame_id=frame_id))
     except ApplicationError as exc:
         return JsonResponse(error_body(exc.message, exc.extra), status=exc.status_code)
+
+
+@require_GET
+def frame_thumb(request: HttpRequest, frame_id: int):
+    try:
+        frame = selectors.frame_get(frame_id=frame_id)
+        path = thumbnails.thumbnail_get_or_create(frame=frame)
+    except (NotFound, FileNotFoundError) as exc:
+        raise Http404("No such frame image.") from exc
+    response = FileResponse(open(path, "rb"), content_type="image/webp")
+    response["Cache-Control"] = f"private, max-age={IMAGE_CACHE_SECONDS}, immutable"
+    return response
+
+
+def bad_request(request: HttpRequest, message: str):
+    return render(request, "400.html", {"message": message}, status=400)
+
+
+@require_GET
+def timeline_page(request: HttpRequest):
+    zone = request_timezone(request)
+    today = datetime.now(zone).date()
+    try:
+        day = date.fromisoformat(request.GET["date"]) if request.GET.get("date") else today
+    except ValueError:
+        return bad_request(request, f"“{request.GET['date']}” is not a date; use YYYY-MM-DD.")
+    hour = request.GET.get("hour")
+    if hour not in (None, ""):
+        if not hour.isdigit() or not 0 <= int(hour) <= 23:
+            return bad_request(request, f"“{hour}” is not an hour; use 0 to 23.")
+        hour = int(hour)
+    else:
+        hour = None
+
+    start, end = day_bounds(day, zone)
+    rows = selectors.frames_between(start=start, end=end)
+    if hour is None:
+        axis_start, axis_end = start, end
+        visible = rows
+        cards = timeline.buckets(rows=rows, start=start, bucket_s=timeline.DAY_BUCKET_S)
+    else:
+        axis_start = datetime.combine(day, time(hour), tzinfo=zone).timestamp()
+        axis_end = axis_start + 3600
+        visible = [r for r in rows if axis_start <= r["ts"] < axis_end]
+        cards = [
+            timeline.Bucket(start=r["ts"], frame_ts=r["ts"], frame_id=r["id"], app_name=r["app_name"], window_name=r["window_name"], frames=1)
+            for r in visible
+        ]
+    hours_with_frames = sorted({local_time(r["ts"], zone).hour for r in rows})
+    chart = timeline.active_minutes(rows=rows, zone=zone)
+    colors = {app: timeline.app_color(app) for app in chart}
+    context = {
+        "day": day,
+        "today": today,
+        "is_today": day == today,
+        "prev_day": day - timedelta(days=1),
+        "next_day": day + timedelta(days=1),
+        "hour": hour,
+        "hours": list(range(24)),
+        "hours_with_frames": hours_with_frames,
+        "zone": zone.key,
+        "total": len(rows),
+        "visible_total": len(visible),
+        "segments": timeline.app_segments(rows=visible, start=axis_start, end=axis_end),
+        "ticks": _ticks(axis_start, axis_end, zone, hourly=hour is None),
+        "cards": [
+            {**card.__dict__, "local": local_time(card.frame_ts, zone), "color": timeline.app_color(card.app_name)}
+            for card in cards
+        ],
+        "chart": [{"app": app, "color": colors[app], "minutes": sum(hours)} for app, hours in chart.items()],
+        "chart_hours": [
+            {
+                "hour": h,
+                "stack": [{"app": app, "color": colors[app], "minutes": hours[h]} for app, hours in chart.items() if hours[h]],
+            }
+            for h in range(24)
+        ],
+    }
+    template = "frames/timeline.html#day" if request.headers.get("HX-Request") else "frames/timeline.html"
+    return render(request, template, context)
+
+
+def _ticks(start: float, end: float, zone, *, hourly: bool) -> list[dict]:
+    step = 3 * 3600 if hourly else 600
+    ticks = []
+    t = start
+    while t < end:
+        ticks.append({"left_pct": round((t - start) / (end - start) * 100, 3), "label": local_time(t, zone).strftime("%H:%M")})
+        t += step
+    return ticks
+
+
+@require_GET
+def frame_view(request: HttpRequest, frame_id: int):
+    zone = request_timezone(request)
+    try:
+        frame = selectors.frame_get(frame_id=frame_id)
+    except NotFound as exc:
+        raise Http404(exc.message) from exc
+    ocr = selectors.frame_ocr_get(frame=frame)
+    before, after = selectors.frame_context(frame=frame, before=1, after=1)
+    q = request.GET.get("q", "").strip()
+    lines = ocr.lines if ocr else []
+    context = {
+        "frame": frame,
+        "ocr": ocr,
+        "local": local_time(frame.timestamp, zone),
+        "zone": zone.key,
+        "prev": before[0] if before else None,
+        "next": after[0] if after else None,
+        "q": q,
+        "lines": [{"text": line["t"], "box": line["b"]} for line in lines],
+        "highlights": boxes_matching(lines=lines, q=q) if q else [],
+        "permalink": request.build_absolute_uri(f"/frames/{frame.id}/view"),
+        "color": timeline.app_color(frame.app_name),
+    }
+    return render(request, "frames/viewer.html", context)

@@ -9,7 +9,11 @@ from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
-websocket_urlpatterns: list = []
+from django.urls import path  # noqa: E402
+
+from frames.consumers import FramesLiveConsumer  # noqa: E402
+
+websocket_urlpatterns = [path("ws/frames/", FramesLiveConsumer.as_asgi())]
 
 application = ProtocolTypeRouter(
     {

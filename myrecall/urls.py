@@ -2,16 +2,21 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
+from chat import views as chat_views
 from frames import views as frame_views
-from myrecall import views
 from myrecall.api import api
+from search import views as search_views
 
 urlpatterns = [
-    path("", views.home, name="home"),
+    path("", frame_views.timeline_page, name="timeline"),
+    path("search", search_views.search_page, name="search"),
+    path("chat", chat_views.chat_page, name="chat"),
+    path("frames/<int:frame_id>/view", frame_views.frame_view, name="frame-view"),
+    path("frames/<int:frame_id>/thumb", frame_views.frame_thumb, name="frame-thumb"),
+    # screenpipe's clients fetch images at the bare path.
+    path("frames/<int:frame_id>", frame_views.frame_image, name="frame-image"),
     path("login/", auth_views.LoginView.as_view(template_name="myrecall/login.html"), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/", admin.site.urls),
     path("api/v1/", api.urls),
-    # screenpipe's clients fetch images at the bare path.
-    path("frames/<int:frame_id>", frame_views.frame_image, name="frame-image"),
 ]

@@ -1,0 +1,35 @@
+from channels.generic.websocket import AsyncWebsocketConsumer
+from django.template.loader import render_to_string
+
+from frames.live import GROUP, poller
+from frames.timeline import app_color
+from myrecall.timezones import DEFAULT_TZ, TZ_COOKIE, local_time, timezone_parse
+
+
+class FramesLiveConsumer(AsyncWebsocketConsumer):
+    """Pushes each new frame to open timeline pages as an htmx out-of-band card."""
+
+    async def connect(self):
+        if not self.scope["user"].is_authenticated:
+            await self.close(code=4401)
+            return
+        self.zone = timezone_parse(self.scope.get("cookies", {}).get(TZ_COOKIE)) or timezone_parse(DEFAULT_TZ)
+        await self.channel_layer.group_add(GROUP, self.channel_name)
+        await self.accept()
+        poller.attach()
+
+    async def disconnect(self, code):
+        if self.scope["user"].is_authenticated:
+            poller.detach()
+            await self.channel_layer.group_discard(GROUP, self.channel_name)
+
+    async def frame_created(self, event):
+        card = {
+            "frame_id": event["frame_id"],
+            "local": local_time(event["timestamp"], self.zone),
+            "app_name": event["app_name"],
+            "window_name": event["window_name"],
+            "color": app_color(event["app_name"]),
+            "frames": 1,
+        }
+        await self.send(text_data=render_to_string("frames/_live_card.html", {"card": card}))

@@ -1,0 +1,66 @@
+"""Which OCR boxes show a query's words, so a page can mark them on the image."""
+
+import re
+
+from frames.text import CJK_RE
+
+_TERM = re.compile(r'"([^"]+)"|(\S+)')
+
+
+def query_terms(q: str) -> list[str]:
+    """The words and "quoted phrases" of a query, lower-cased, without * or quotes."""
+    terms = []
+    for phrase, word in _TERM.findall(q or ""):
+        term = (phrase or word).strip("*").strip().lower()
+        if term and term not in {"and", "or", "not"}:
+            terms.append(term)
+    return terms
+
+
+def _word_spans(line_text: str, words: list) -> list[tuple[int, int, list[int]]]:
+    """Character span of each word box inside its line's text."""
+    spans = []
+    pos = 0
+    lowered = line_text.lower()
+    for word in words:
+        token = word[0].lower()
+        at = lowered.find(token, pos)
+        if at < 0:
+            continue
+        spans.append((at, at + len(token), list(word[1:5])))
+        pos = at + len(token)
+    return spans
+
+
+def _union(boxes: list[list[int]]) -> list[int]:
+    x0 = min(b[0] for b in boxes)
+    y0 = min(b[1] for b in boxes)
+    x1 = max(b[0] + b[2] for b in boxes)
+    y1 = max(b[1] + b[3] for b in boxes)
+    return [x0, y0, x1 - x0, y1 - y0]
+
+
+def boxes_matching(*, lines: list[dict], q: str) -> list[list[int]]:
+    """One box ([x, y, w, h]) per occurrence of the query's terms on screen: the words (or
+    Chinese characters) it spans, or the whole line when the engine gave no word boxes."""
+    terms = query_terms(q)
+    if not terms:
+        return []
+    boxes: list[list[int]] = []
+    for line in lines:
+        text = line.get("t", "")
+        lowered = text.lower()
+        spans = None
+        for term in terms:
+            # English terms match whole words or word starts; CJK terms match anywhere.
+            pattern = re.escape(term) if CJK_RE.search(term) else r"(?<!\w)" + re.escape(term)
+            for match in re.finditer(pattern, lowered):
+                if spans is None:
+                    spans = _word_spans(text, line.get("w", []))
+                hit = [box for start, end, box in spans if start < match.end() and end > match.start()]
+                boxes.append(_union(hit) if hit else list(line["b"]))
+    unique = []
+    for box in boxes:
+        if box not in unique:
+            unique.append(box)
+    return unique

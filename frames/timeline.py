@@ -1,0 +1,100 @@
+"""Shapes a day of frames for the timeline: app segments, buckets of thumbnails and
+active minutes per app per hour. Pure functions over rows from the selectors."""
+
+import hashlib
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
+# Two frames of one app further apart than this are two segments (the person was away).
+SEGMENT_GAP_S = 300
+# Day zoom shows one thumbnail per bucket, never every frame.
+DAY_BUCKET_S = 300
+
+
+def app_color(app_name: str) -> str:
+    """A stable colour per app, the same on every page and every day."""
+    digest = hashlib.sha1((app_name or "?").encode()).digest()
+    hue = int.from_bytes(digest[:2], "big") % 360
+    return f"hsl({hue} 62% 52%)"
+
+
+@dataclass
+class Segment:
+    app_name: str
+    start: float
+    end: float
+    first_frame_id: int
+    frames: int
+    left_pct: float = 0.0
+    width_pct: float = 0.0
+    color: str = ""
+
+
+@dataclass
+class Bucket:
+    start: float  # the bucket's start on the axis
+    frame_ts: float  # the time of its first frame, which the card shows
+    frame_id: int
+    app_name: str
+    window_name: str
+    frames: int
+    apps: list[str] = field(default_factory=list)
+
+
+def app_segments(*, rows: list[dict], start: float, end: float, frame_interval_s: float = 3.0) -> list[Segment]:
+    """Consecutive frames of one app, merged into spans placed on the [start, end) axis."""
+    segments: list[Segment] = []
+    for row in rows:
+        ts = row["ts"]
+        last = segments[-1] if segments else None
+        if last and last.app_name == row["app_name"] and ts - last.end <= SEGMENT_GAP_S:
+            last.end = ts
+            last.frames += 1
+        else:
+            segments.append(Segment(app_name=row["app_name"], start=ts, end=ts, first_frame_id=row["id"], frames=1))
+    span = max(end - start, 1.0)
+    for seg in segments:
+        seg.left_pct = round((seg.start - start) / span * 100, 3)
+        # A lone frame still shows as a sliver: it stands for about one capture interval.
+        seg.width_pct = round(max(seg.end - seg.start + frame_interval_s, span * 0.001) / span * 100, 3)
+        seg.color = app_color(seg.app_name)
+    return segments
+
+
+def buckets(*, rows: list[dict], start: float, bucket_s: float) -> list[Bucket]:
+    out: dict[int, Bucket] = {}
+    for row in rows:
+        key = int((row["ts"] - start) // bucket_s)
+        bucket = out.get(key)
+        if bucket is None:
+            out[key] = Bucket(
+                start=start + key * bucket_s,
+                frame_ts=row["ts"],
+                frame_id=row["id"],
+                app_name=row["app_name"],
+                window_name=row["window_name"],
+                frames=1,
+                apps=[row["app_name"]],
+            )
+        else:
+            bucket.frames += 1
+            if row["app_name"] not in bucket.apps:
+                bucket.apps.append(row["app_name"])
+    return [out[key] for key in sorted(out)]
+
+
+def active_minutes(*, rows: list[dict], zone: ZoneInfo) -> dict[str, list[int]]:
+    """Minutes in each local hour (0-23) in which an app had at least one frame."""
+    minutes: dict[str, set[tuple[int, int]]] = defaultdict(set)
+    for row in rows:
+        local = datetime.fromtimestamp(row["ts"], tz=zone)
+        minutes[row["app_name"]].add((local.hour, local.minute))
+    per_app = {}
+    for app, seen in minutes.items():
+        hours = [0] * 24
+        for hour, _ in seen:
+            hours[hour] += 1
+        per_app[app] = hours
+    return dict(sorted(per_app.items(), key=lambda item: -sum(item[1])))

@@ -1,0 +1,86 @@
+import time
+from datetime import datetime, timedelta
+
+from django.http import HttpRequest
+from django.shortcuts import render
+from django.views.decorators.http import require_GET
+
+from frames.selectors import app_names
+from frames.timeline import app_color
+from frames.views import bad_request
+from myrecall.errors import ApplicationError
+from myrecall.timezones import local_time, request_timezone
+from search import selectors
+from search.snippets import snippet_html
+
+PAGE_SIZE = 20
+DEFAULT_RANGE = timedelta(days=7)
+
+
+def _range(request: HttpRequest, zone) -> tuple[float, float]:
+    """Epoch seconds from start_time/end_time (sent by the page's script), else from the
+    local start/end fields read in the user's timezone; the last 7 days by default."""
+    bounds = []
+    for epoch_name, local_name, default in (
+        ("start_time", "start", time.time() - DEFAULT_RANGE.total_seconds()),
+        ("end_time", "end", time.time()),
+    ):
+        epoch, local = request.GET.get(epoch_name), request.GET.get(local_name)
+        if epoch:
+            bounds.append(float(epoch))
+        elif local:
+            bounds.append(datetime.fromisoformat(local).replace(tzinfo=zone).timestamp())
+        else:
+            bounds.append(default)
+    return bounds[0], bounds[1]
+
+
+@require_GET
+def search_page(request: HttpRequest):
+    zone = request_timezone(request)
+    q = request.GET.get("q", "").strip()
+    app = request.GET.get("app", "").strip()
+    try:
+        start, end = _range(request, zone)
+        page = max(1, int(request.GET.get("page") or 1))
+    except ValueError:
+        return bad_request(request, "The time range or page is not valid.")
+    if end < start:
+        return bad_request(request, "The end of the range is before its start.")
+    filters = selectors.SearchFilters(start_time=start, end_time=end, app_name=app or None)
+    message = ""
+    hits, total = [], 0
+    try:
+        if q:
+            hits, total = selectors.search_keyword(q=q, filters=filters, limit=PAGE_SIZE, offset=(page - 1) * PAGE_SIZE)
+        else:
+            hits, total = selectors.search_browse(filters=filters, limit=PAGE_SIZE, offset=(page - 1) * PAGE_SIZE)
+    except ApplicationError as exc:
+        message = exc.message
+    context = {
+        "q": q,
+        "app": app,
+        "apps": app_names(),
+        "zone": zone.key,
+        "start_local": local_time(start, zone).strftime("%Y-%m-%dT%H:%M"),
+        "end_local": local_time(end, zone).strftime("%Y-%m-%dT%H:%M"),
+        "start_time": start,
+        "end_time": end,
+        "message": message,
+        "total": total,
+        "page": page,
+        "has_next": page * PAGE_SIZE < total,
+        "results": [
+            {
+                "frame_id": hit.frame_id,
+                "local": local_time(hit.timestamp, zone),
+                "app_name": hit.app_name,
+                "window_name": hit.window_name,
+                "color": app_color(hit.app_name),
+                "snippet": snippet_html(text=hit.text, q=q),
+            }
+            for hit in hits
+        ],
+    }
+    template = "search/search.html#results" if request.headers.get("HX-Target") == "results" else "search/search.html"
+    return render(request, template, context)
