@@ -2,9 +2,12 @@
 
 import re
 
-from frames.text import CJK_RE
+from frames.text import CJK_CLASS, CJK_RE
 
 _TERM = re.compile(r'"([^"]+)"|(\S+)')
+# Where the keyword index starts a word: not after a letter or digit of the same word, but
+# after "_", punctuation or a Chinese character ("使用Python", "my_budget" hold "python", "budget").
+_WORD_START = rf"(?:(?<![^\W_])|(?<=[{CJK_CLASS}]))"
 
 
 def query_terms(q: str) -> list[str]:
@@ -53,7 +56,7 @@ def boxes_matching(*, lines: list[dict], q: str) -> list[list[int]]:
         spans = None
         for term in terms:
             # English terms match whole words or word starts; CJK terms match anywhere.
-            pattern = re.escape(term) if CJK_RE.search(term) else r"(?<!\w)" + re.escape(term)
+            pattern = re.escape(term) if CJK_RE.search(term) else _WORD_START + re.escape(term)
             for match in re.finditer(pattern, lowered):
                 if spans is None:
                     spans = _word_spans(text, line.get("w", []))
