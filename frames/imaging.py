@@ -1,6 +1,7 @@
 """Decoding, hashing and encoding of frame images (Pillow and numpy only)."""
 
 import io
+import re
 
 import numpy as np
 from PIL import Image, UnidentifiedImageError
@@ -12,6 +13,8 @@ MAX_PIXELS = 8192 * 8192
 MIN_SIDE = 16
 SIGNATURE_GRID = (48, 27)  # 40x40-pixel tiles on a 1920x1080 screen
 NOISE_LEVELS = 3  # grey levels a tile mean may move by re-encoding alone
+LOSSLESS_MAX_BYTES = 80 * 1024
+_OBJECT_REPR = re.compile(r"<[\w.]+ object at 0x[0-9a-f]+>")
 
 Image.MAX_IMAGE_PIXELS = MAX_PIXELS
 
@@ -38,7 +41,7 @@ def image_decode(data: bytes) -> Image.Image:
     except (UnidentifiedImageError, OSError, SyntaxError, ValueError) as exc:
         raise ApplicationError(
             "The file does not decode as a PNG, JPEG or WebP image (corrupt or truncated?).",
-            extra={"field": "image", "detail": str(exc)[:200]},
+            extra={"field": "image", "detail": _OBJECT_REPR.sub("", str(exc))[:200].strip()},
         ) from exc
     if min(image.size) < MIN_SIDE:
         raise ApplicationError(f"The image is smaller than {MIN_SIDE} pixels on a side.", extra={"field": "image", "size": list(image.size)})
@@ -63,8 +66,14 @@ def hash_distance(a: bytes, b: bytes) -> int:
     return int((diff > NOISE_LEVELS).sum())
 
 
-def image_encode(image: Image.Image, *, quality: int) -> bytes:
-    """The stored form: WebP, which keeps text sharp at a fraction of PNG's size."""
+def image_encode(image: Image.Image, *, quality: int, lossless_max_bytes: int = LOSSLESS_MAX_BYTES) -> bytes:
+    """The stored form: lossless WebP, which is exact and for screens of text about half the
+    size of lossy q80; a screen full of photos or video would be huge lossless, so past
+    lossless_max_bytes it is stored lossy at `quality` instead."""
+    out = io.BytesIO()
+    image.save(out, format="WEBP", lossless=True, quality=50, method=4)
+    if out.tell() <= lossless_max_bytes:
+        return out.getvalue()
     out = io.BytesIO()
     image.save(out, format="WEBP", quality=quality, method=4)
     return out.getvalue()

@@ -223,3 +223,24 @@ def test_worker_start_requeues_pending_frames_whose_task_was_lost(api):
     assert frames_ocr_requeue() == 2
     assert sorted(r["args"][0] for r in DBTaskResult.objects.values_list("args_kwargs", flat=True)) == sorted(ids)
     assert frames_ocr_requeue() == 0  # already queued: not twice
+
+
+def test_text_screens_are_stored_lossless_and_busy_screens_lossy(api, data_dir):
+    import numpy as np
+
+    text = render_text_image(["lossless keeps every pixel of text"], size=(800, 200))
+    frame_id = post_frame(api, text).json()["frame_id"]
+    stored = Image.open(data_dir / Frame.objects.get(id=frame_id).image_path)
+    assert np.array_equal(np.asarray(stored.convert("RGB")), np.asarray(Image.open(io.BytesIO(text)).convert("RGB")))
+
+    noisy = Image.effect_noise((1200, 800), 80).convert("RGB")
+    buf = io.BytesIO()
+    noisy.save(buf, format="PNG")
+    busy = Frame.objects.get(id=post_frame(api, buf.getvalue(), device_name="cam").json()["frame_id"])
+    assert busy.image_bytes <= len(buf.getvalue())
+    assert not np.array_equal(np.asarray(Image.open(data_dir / busy.image_path).convert("RGB")), np.asarray(noisy))
+
+
+def test_non_image_error_names_no_internal_objects(api):
+    body = post_frame(api, b"plain text, not a picture").json()
+    assert "object at 0x" not in str(body)
