@@ -1,5 +1,6 @@
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.template.loader import render_to_string
+from django.utils import timezone
 
 from frames.live import GROUP, poller
 from frames.timeline import app_color
@@ -32,4 +33,6 @@ class FramesLiveConsumer(AsyncWebsocketConsumer):
             "color": app_color(event["app_name"]),
             "frames": 1,
         }
-        await self.send(text_data=render_to_string("frames/_live_card.html", {"card": card}))
+        with timezone.override(self.zone):
+            html = render_to_string("frames/_live_card.html", {"card": card})
+        await self.send(text_data=html)

@@ -1,6 +1,7 @@
 """Thumbnails: made once per frame on first request, kept beside the images."""
 
 import os
+import uuid
 from pathlib import Path
 
 from django.conf import settings
@@ -24,7 +25,7 @@ def thumbnail_get_or_create(*, frame: Frame) -> Path:
         height = max(1, round(image.height * THUMB_WIDTH / image.width))
         thumb = image.convert("RGB").resize((THUMB_WIDTH, height), Image.Resampling.LANCZOS)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".part")
+    tmp = path.with_suffix(f".{uuid.uuid4().hex}.part")
     thumb.save(tmp, format="WEBP", quality=70, method=4)
     os.replace(tmp, path)  # two requests racing both write whole files; the last one wins
     return path

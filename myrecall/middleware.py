@@ -1,8 +1,10 @@
 from django.conf import settings
 from django.contrib.auth.middleware import LoginRequiredMiddleware
 from django.http import JsonResponse
+from django.utils import timezone
 
 from myrecall.errors import error_body
+from myrecall.timezones import request_timezone
 
 API_PREFIX = "/api/"
 
@@ -40,3 +42,14 @@ class LoginRequired(LoginRequiredMiddleware):
         if request.path_info.startswith(API_PREFIX):
             return None
         return super().process_view(request, view_func, view_args, view_kwargs)
+
+
+class TimezoneMiddleware:
+    """Renders every date and time of a request in the timezone the browser named."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        with timezone.override(request_timezone(request)):
+            return self.get_response(request)
