@@ -52,9 +52,11 @@ def timeline_page(request: HttpRequest):
         day = date.fromisoformat(request.GET["date"]) if request.GET.get("date") else today
     except ValueError:
         return bad_request(request, f"“{request.GET['date']}” is not a date; use YYYY-MM-DD.")
+    if not date.min < day < date.max:  # its neighbours and its bounds in some timezones do not exist
+        return bad_request(request, f"{day} is outside the dates the timeline can show.")
     hour = request.GET.get("hour")
     if hour not in (None, ""):
-        if not hour.isdigit() or not 0 <= int(hour) <= 23:
+        if not (hour.isascii() and hour.isdigit()) or not 0 <= int(hour) <= 23:
             return bad_request(request, f"“{hour}” is not an hour; use 0 to 23.")
         hour = int(hour)
     else:
@@ -67,9 +69,11 @@ def timeline_page(request: HttpRequest):
         visible = rows
         cards = timeline.buckets(rows=rows, start=start, bucket_s=timeline.DAY_BUCKET_S)
     else:
-        axis_start = datetime.combine(day, time(hour), tzinfo=zone).timestamp()
-        axis_end = axis_start + 3600
-        visible = [r for r in rows if axis_start <= r["ts"] < axis_end]
+        first = datetime.combine(day, time(hour), tzinfo=zone)
+        axis_start = first.timestamp()
+        # The hour the clocks repeat when DST ends lasts two hours; fold=1 is its second pass.
+        axis_end = max(axis_start, first.replace(fold=1).timestamp()) + 3600
+        visible = [r for r in rows if local_time(r["ts"], zone).hour == hour]
         cards = [
             timeline.Bucket(start=r["ts"], frame_ts=r["ts"], frame_id=r["id"], app_name=r["app_name"], window_name=r["window_name"], frames=1)
             for r in visible

@@ -1,5 +1,6 @@
 import time
 from datetime import datetime, timedelta
+from datetime import timezone as dt_timezone
 
 from django.http import HttpRequest
 from django.shortcuts import render
@@ -14,6 +15,8 @@ from search import selectors
 from search.snippets import snippet_html
 
 PAGE_SIZE = 20
+# Far past any real result count, and keeps the SQL offset inside SQLite's integers.
+MAX_PAGE = 1_000_000
 DEFAULT_RANGE = timedelta(days=7)
 
 
@@ -27,12 +30,20 @@ def _range(request: HttpRequest, zone) -> tuple[float, float]:
     ):
         epoch, local = request.GET.get(epoch_name), request.GET.get(local_name)
         if epoch:
-            bounds.append(float(epoch))
+            bounds.append(_instant(float(epoch), zone))
         elif local:
-            bounds.append(datetime.fromisoformat(local).replace(tzinfo=zone).timestamp())
+            bounds.append(_instant(datetime.fromisoformat(local).replace(tzinfo=zone).timestamp(), zone))
         else:
             bounds.append(default)
     return bounds[0], bounds[1]
+
+
+def _instant(value: float, zone) -> float:
+    """value, if the search and the page can show it: NaN, infinity and times outside the
+    years 1-9999 (in UTC or locally) raise ValueError, OverflowError or OSError here."""
+    datetime.fromtimestamp(value, tz=dt_timezone.utc)
+    local_time(value, zone)
+    return value
 
 
 @require_GET
@@ -43,7 +54,9 @@ def search_page(request: HttpRequest):
     try:
         start, end = _range(request, zone)
         page = max(1, int(request.GET.get("page") or 1))
-    except ValueError:
+        if page > MAX_PAGE:
+            raise ValueError(f"page {page} is too far")
+    except (ValueError, OverflowError, OSError):
         return bad_request(request, "The time range or page is not valid.")
     if end < start:
         return bad_request(request, "The end of the range is before its start.")
