@@ -1,0 +1,95 @@
+"""The live-frames websocket through the real ASGI stack (origin check, session auth,
+consumer, poller, channel layer), with Channels' communicator."""
+
+import asyncio
+import threading
+from datetime import datetime
+from datetime import timezone as dt_timezone
+
+import pytest
+from asgiref.sync import async_to_sync, sync_to_async
+from channels.testing import WebsocketCommunicator
+from django.contrib.auth import get_user_model
+
+import frames.live
+from frames.services import frame_ingest
+from myrecall.asgi import application
+from tests.conftest import render_text_image
+
+# The consumer and the poller read the database from other threads: they must see committed rows.
+pytestmark = pytest.mark.django_db(transaction=True)
+
+# 2024-05-06 14:05:00 UTC, which is 22:05:00 in Shanghai.
+T = datetime(2024, 5, 6, 14, 5, tzinfo=dt_timezone.utc).timestamp()
+WAIT_S = 10
+
+
+@pytest.fixture
+def session_cookie(client):
+    user = get_user_model().objects.create_superuser("admin", password="a long enough password")
+    client.force_login(user)
+    return f"sessionid={client.cookies['sessionid'].value}"
+
+
+@pytest.fixture
+def poller_started(monkeypatch):
+    """Set once the poller has read the newest frame id: frames stored after that are pushed."""
+    started = threading.Event()
+    latest_id = frames.live.selectors.frame_latest_id
+
+    def read_and_signal():
+        found = latest_id()
+        started.set()
+        return found
+
+    monkeypatch.setattr(frames.live.selectors, "frame_latest_id", read_and_signal)
+    return started
+
+
+def communicator(*, cookie: str = "", origin: str = "http://127.0.0.1:8000") -> WebsocketCommunicator:
+    headers = [(b"origin", origin.encode()), (b"host", b"127.0.0.1:8000")]
+    if cookie:
+        headers.append((b"cookie", cookie.encode()))
+    return WebsocketCommunicator(application, "/ws/frames/", headers=headers)
+
+
+def test_a_connection_without_a_session_is_refused():
+    async def scenario():
+        connected, code = await communicator().connect()
+        assert not connected
+        assert code == 4401
+
+    async_to_sync(scenario)()
+
+
+def test_a_logged_in_page_from_another_site_is_refused(session_cookie):
+    async def scenario():
+        connected, _ = await communicator(cookie=session_cookie, origin="https://evil.example").connect()
+        assert not connected
+
+    async_to_sync(scenario)()
+
+
+def test_a_new_frame_arrives_as_an_out_of_band_card_in_local_time(session_cookie, poller_started):
+    image = render_text_image(["a frame stored while the page is open"])
+
+    async def scenario():
+        ws = communicator(cookie=f"{session_cookie}; tz=Asia%2FShanghai")
+        connected, _ = await ws.connect()
+        assert connected
+        for _ in range(WAIT_S * 20):
+            if poller_started.is_set():
+                break
+            await asyncio.sleep(0.05)
+        # Stored as another process would store it: a committed row the poller reads.
+        result = await sync_to_async(frame_ingest)(image_bytes=image, timestamp=T, app_name="Firefox", window_name="Docs")
+        message = await ws.receive_from(timeout=WAIT_S)
+        await ws.disconnect()
+        return result.frame_id, message
+
+    frame_id, message = async_to_sync(scenario)()
+    assert message.startswith('<div id="live-frames" hx-swap-oob="afterbegin">')
+    assert f'href="/frames/{frame_id}/view"' in message
+    assert f'src="/frames/{frame_id}/thumb"' in message
+    assert '<time datetime="2024-05-06T22:05:00+08:00">22:05:00</time>' in message
+    assert "Firefox" in message
