@@ -1,4 +1,14 @@
+from django.core.serializers.json import DjangoJSONEncoder
 from django.db import models
+
+
+class CompactJSONEncoder(DjangoJSONEncoder):
+    """Chinese text as UTF-8 (3 bytes a character), not \\uXXXX escapes (6): OCR boxes are most of a frame's row."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs["ensure_ascii"] = False
+        kwargs["separators"] = (",", ":")
+        super().__init__(*args, **kwargs)
 
 
 class OcrStatus(models.TextChoices):
@@ -52,7 +62,7 @@ class OcrResult(models.Model):
     engine = models.CharField(max_length=32)
     text = models.TextField(blank=True, default="")
     languages = models.CharField(max_length=32, blank=True, default="", help_text="Comma-separated, e.g. 'en,zh'.")
-    lines = models.JSONField(default=list)
+    lines = models.JSONField(default=list, encoder=CompactJSONEncoder)
     ocr_area = models.FloatField(default=1.0, help_text="Share of the image that was run through OCR; the rest was carried over.")
     carried_from = models.ForeignKey(Frame, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     elapsed_ms = models.PositiveIntegerField(default=0)

@@ -244,3 +244,19 @@ def test_text_screens_are_stored_lossless_and_busy_screens_lossy(api, data_dir):
 def test_non_image_error_names_no_internal_objects(api):
     body = post_frame(api, b"plain text, not a picture").json()
     assert "object at 0x" not in str(body)
+
+
+def test_ocr_boxes_are_stored_as_compact_utf8_json(db):
+    from django.db import connection
+
+    from frames.models import OcrResult
+
+    frame = Frame.objects.create(
+        timestamp="2026-11-22T10:00:00Z", image_path="x.webp", width=10, height=10, image_bytes=1, phash=b""
+    )
+    OcrResult.objects.create(frame=frame, engine="rapidocr", text="机器", lines=[{"t": "机器", "b": [1, 2, 3, 4], "w": [["机", 1, 2, 1, 4]]}])
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT lines FROM frames_ocrresult WHERE frame_id = %s", [frame.id])
+        raw = cursor.fetchone()[0]
+    assert "机器" in raw and "\\u" not in raw and ", " not in raw
+    assert OcrResult.objects.get(frame=frame).lines[0]["w"][0][0] == "机"
