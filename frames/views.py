@@ -4,6 +4,7 @@ from django.contrib.auth.decorators import login_not_required
 from django.http import FileResponse, Http404, HttpRequest, JsonResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
+from django.views.decorators.vary import vary_on_headers
 
 from frames import selectors, thumbnails, timeline
 from frames.api import IMAGE_CACHE_SECONDS, frame_image_response
@@ -45,6 +46,7 @@ def bad_request(request: HttpRequest, message: str):
 
 
 @require_GET
+@vary_on_headers("HX-Request")  # so the browser never shows the cached #day partial as the page
 def timeline_page(request: HttpRequest):
     zone = request_timezone(request)
     today = datetime.now(zone).date()

@@ -5,6 +5,7 @@ from datetime import timezone as dt_timezone
 from django.http import HttpRequest
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
+from django.views.decorators.vary import vary_on_headers
 
 from frames.selectors import app_names
 from frames.timeline import app_color
@@ -47,6 +48,7 @@ def _instant(value: float, zone) -> float:
 
 
 @require_GET
+@vary_on_headers("HX-Target")  # so the browser never shows the cached #results partial as the page
 def search_page(request: HttpRequest):
     zone = request_timezone(request)
     q = request.GET.get("q", "").strip()
@@ -60,6 +62,7 @@ def search_page(request: HttpRequest):
         return bad_request(request, "The time range or page is not valid.")
     if end < start:
         return bad_request(request, "The end of the range is before its start.")
+    end_chosen = bool(request.GET.get("end_time") or request.GET.get("end"))
     filters = selectors.SearchFilters(start_time=start, end_time=end, app_name=app or None)
     message = ""
     hits, total = [], 0
@@ -76,7 +79,8 @@ def search_page(request: HttpRequest):
         "apps": app_names(),
         "zone": zone.key,
         "start_local": local_time(start, zone).strftime("%Y-%m-%dT%H:%M"),
-        "end_local": local_time(end, zone).strftime("%Y-%m-%dT%H:%M"),
+        # Empty unless chosen: the range then ends when the form is sent, not when it was shown.
+        "end_local": local_time(end, zone).strftime("%Y-%m-%dT%H:%M") if end_chosen else "",
         "start_time": start,
         "end_time": end,
         "message": message,

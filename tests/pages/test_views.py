@@ -451,3 +451,15 @@ def test_every_hx_get_has_the_same_href_so_pages_work_without_javascript(browser
     second = parse(pages[4])
     assert len(select(second, "a", "hit")) == 5
     assert [a.text.strip() for a in select(second, "a", "button")] == ["← Previous page"]
+
+
+def test_the_search_form_sent_as_shown_finds_a_frame_from_seconds_ago(browser):
+    """Without JavaScript the form sends its local fields: the default range must reach the present."""
+    zone_set(browser, "Asia/Shanghai")
+    form = parse(browser.get("/search"))
+    fields = {e.attrs["name"]: e.attrs.get("value", "") for e in select(form, "input") if e.attrs.get("name") in {"start", "end"}}
+    assert fields["start"] and fields["end"] == ""  # the end is "now" when the form is sent
+    frame_id = frame_add(timezone.now().timestamp() - 0.5, "captured a moment ago")
+    resp = browser.get("/search", {"q": "", **fields, "start_time": "", "end_time": "", "app": ""})
+    assert [a.attrs["href"] for a in select(parse(resp), "a", "hit")] == [f"/frames/{frame_id}/view"]
+    assert "– now ·" in select(parse(resp), "p", "summary")[0].text
