@@ -2,7 +2,6 @@
 `manage.py serve`: log in, today's frames on the timeline, a frame with its OCR boxes,
 a Chinese search clicked through to its frame, a frame arriving live, arrow keys."""
 
-import io
 import random
 import time
 from datetime import datetime
@@ -14,12 +13,9 @@ from playwright.sync_api import expect, sync_playwright
 
 from bench.demo import frames_post_session, ocr_wait
 from bench.live import LiveServer
+from scripts.screenshots import CHROMIUM_ARGS
 from tests.conftest import render_text_image
 
-CHROMIUM_ARGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync",
-]
 TIMEZONE = "Asia/Shanghai"
 ZONE = ZoneInfo(TIMEZONE)
 TIMEOUT_MS = 20_000

@@ -108,7 +108,9 @@ LINES = [
     {
         "t": "Quarterly budget review zorbluk",
         "b": [18, 23, 425, 34],
-        "w": [["Quarterly", 25, 23, 121, 34], ["budget", 154, 23, 89, 34], ["review", 250, 23, 83, 34], ["zorbluk", 341, 23, 100, 34]],
+        "w": [
+            ["Quarterly", 25, 23, 121, 34], ["budget", 154, 23, 89, 34], ["review", 250, 23, 83, 34], ["zorbluk", 341, 23, 100, 34]
+        ],
     },
     {
         "t": "今天下午讨论向日葵项目",
@@ -146,8 +148,16 @@ def test_no_match_no_boxes():
 def test_an_english_word_written_against_chinese_or_after_an_underscore_is_boxed():
     # The keyword index finds "python" in "使用Python开发" and "budget" in "my_budget": the viewer must mark them.
     mixed = [
-        {"t": "我们使用Python开发", "b": [18, 20, 267, 38], "w": [[ch, 22 + 20 * i, 20, 19, 38] for i, ch in enumerate("我们使用Python开发")]},
-        {"t": "see my_budget file", "b": [17, 72, 251, 38], "w": [["see", 19, 72, 46, 38], ["my_budget", 76, 72, 148, 38], ["file", 229, 72, 39, 38]]},
+        {
+            "t": "我们使用Python开发",
+            "b": [18, 20, 267, 38],
+            "w": [[ch, 22 + 20 * i, 20, 19, 38] for i, ch in enumerate("我们使用Python开发")],
+        },
+        {
+            "t": "see my_budget file",
+            "b": [17, 72, 251, 38],
+            "w": [["see", 19, 72, 46, 38], ["my_budget", 76, 72, 148, 38], ["file", 229, 72, 39, 38]],
+        },
     ]
     assert boxes_matching(lines=mixed, q="python") == [[22 + 20 * 4, 20, 20 * 5 + 19, 38]]
     assert boxes_matching(lines=mixed, q="budget") == [[76, 72, 148, 38]]

@@ -401,7 +401,9 @@ def test_search_by_epoch_range_local_range_and_app(browser, immediate_ocr, trans
     options = [o.attrs["value"] for o in select(elements, "option")]
     assert options == ["", "Code", "Firefox"]
 
-    partial = browser.get("/search", {"q": "zorbluk", "start_time": T - 60, "end_time": T + 60}, HTTP_HX_REQUEST="true", HTTP_HX_TARGET="results")
+    partial = browser.get(
+        "/search", {"q": "zorbluk", "start_time": T - 60, "end_time": T + 60}, HTTP_HX_REQUEST="true", HTTP_HX_TARGET="results"
+    )
     body = partial.content.decode().strip()
     assert body.startswith('<section id="results"') and body.endswith("</section>")
     assert "<form" not in body and "<html" not in body
