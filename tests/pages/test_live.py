@@ -93,3 +93,27 @@ def test_a_new_frame_arrives_as_an_out_of_band_card_in_local_time(session_cookie
     assert f'src="/frames/{frame_id}/thumb"' in message
     assert '<time datetime="2024-05-06T22:05:00+08:00">22:05:00</time>' in message
     assert "Firefox" in message
+
+
+def test_frames_stored_between_render_and_connect_are_sent_first_and_once(session_cookie):
+    image = render_text_image(["stored before the websocket opened"])
+    rendered_latest = frames.live.selectors.frame_latest_id()
+    missed = frame_ingest(image_bytes=image, timestamp=T, app_name="Terminal", window_name="bash")
+
+    async def scenario():
+        ws = WebsocketCommunicator(
+            application,
+            f"/ws/frames/?after={rendered_latest}",
+            headers=[(b"origin", b"http://127.0.0.1:8000"), (b"host", b"127.0.0.1:8000"), (b"cookie", session_cookie.encode())],
+        )
+        connected, _ = await ws.connect()
+        assert connected
+        first = await ws.receive_from(timeout=WAIT_S)
+        # The poller must not send it a second time.
+        again = await ws.receive_nothing(timeout=2.5)
+        await ws.disconnect()
+        return first, again
+
+    first, nothing_more = async_to_sync(scenario)()
+    assert f'href="/frames/{missed.frame_id}/view"' in first
+    assert nothing_more
