@@ -259,12 +259,29 @@ OCR_SQL = (
 )
 
 
-def frames_generate(*, size: int, t0: float, seed: int) -> float:
-    """Insert `size` frames with their OCR text and index rows, as the app would have written them."""
+def rows_write(*, frame_sql: str, frames: list[tuple], ocr_sql: str, ocrs: list[tuple], fts: list[tuple]) -> None:
+    """Insert a batch of frames, their OCR rows and their index rows in one transaction, then empty the lists."""
     from django.db import connection, transaction
 
+    from search.fts import index_rows_write
+
+    with transaction.atomic():
+        raw = connection.connection
+        raw.executemany(frame_sql, frames)
+        raw.executemany(ocr_sql, ocrs)
+        with connection.cursor() as cursor:
+            index_rows_write(cursor, fts)
+    frames.clear()
+    ocrs.clear()
+    fts.clear()
+
+
+def frames_generate(*, size: int, t0: float, seed: int) -> float:
+    """Insert `size` frames with their OCR text and index rows, as the app would have written them."""
+    from django.db import connection
+
     from frames.text import text_languages
-    from search.fts import fts_prepare, index_rows_write, rowid_for
+    from search.fts import fts_prepare, rowid_for
 
     adapt = connection.ops.adapt_datetimefield_value
     rng = np.random.default_rng(seed)
@@ -275,15 +292,7 @@ def frames_generate(*, size: int, t0: float, seed: int) -> float:
     started = time.perf_counter()
 
     def flush() -> None:
-        with transaction.atomic():
-            raw = connection.connection
-            raw.executemany(FRAME_SQL, frames)
-            raw.executemany(OCR_SQL, ocrs)
-            with connection.cursor() as cursor:
-                index_rows_write(cursor, fts)
-        frames.clear()
-        ocrs.clear()
-        fts.clear()
+        rows_write(frame_sql=FRAME_SQL, frames=frames, ocr_sql=OCR_SQL, ocrs=ocrs, fts=fts)
 
     connection.ensure_connection()
     for frame_id, (ts, screen, text) in enumerate(

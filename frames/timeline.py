@@ -85,12 +85,26 @@ def buckets(*, rows: list[dict], start: float, bucket_s: float) -> list[Bucket]:
     return [out[key] for key in sorted(out)]
 
 
+def local_clocks(*, rows: list[dict], zone: ZoneInfo) -> list[tuple[int, int]]:
+    """Local (hour, minute) of each row."""
+    # Zone offsets are whole minutes, so each UTC minute is converted once rather than each frame.
+    by_minute: dict[int, tuple[int, int]] = {}
+    clocks = []
+    for row in rows:
+        minute = int(row["ts"] // 60)
+        clock = by_minute.get(minute)
+        if clock is None:
+            local = datetime.fromtimestamp(minute * 60, tz=zone)
+            clock = by_minute[minute] = (local.hour, local.minute)
+        clocks.append(clock)
+    return clocks
+
+
 def active_minutes(*, rows: list[dict], zone: ZoneInfo) -> dict[str, list[int]]:
     """Minutes in each local hour (0-23) in which an app had at least one frame."""
     minutes: dict[str, set[tuple[int, int]]] = defaultdict(set)
-    for row in rows:
-        local = datetime.fromtimestamp(row["ts"], tz=zone)
-        minutes[row["app_name"]].add((local.hour, local.minute))
+    for row, clock in zip(rows, local_clocks(rows=rows, zone=zone)):
+        minutes[row["app_name"]].add(clock)
     per_app = {}
     for app, seen in minutes.items():
         hours = [0] * 24

@@ -75,12 +75,11 @@ def timeline_page(request: HttpRequest):
         axis_start = first.timestamp()
         # The hour the clocks repeat when DST ends lasts two hours; fold=1 is its second pass.
         axis_end = max(axis_start, first.replace(fold=1).timestamp()) + 3600
-        visible = [r for r in rows if local_time(r["ts"], zone).hour == hour]
+        visible = [r for r, (h, _) in zip(rows, timeline.local_clocks(rows=rows, zone=zone)) if h == hour]
         cards = [
             timeline.Bucket(start=r["ts"], frame_ts=r["ts"], frame_id=r["id"], app_name=r["app_name"], window_name=r["window_name"], frames=1)
             for r in visible
         ]
-    hours_with_frames = sorted({local_time(r["ts"], zone).hour for r in rows})
     chart = timeline.active_minutes(rows=rows, zone=zone)
     colors = {app: timeline.app_color(app) for app in chart}
     context = {
@@ -91,7 +90,7 @@ def timeline_page(request: HttpRequest):
         "next_day": day + timedelta(days=1),
         "hour": hour,
         "hours": list(range(24)),
-        "hours_with_frames": hours_with_frames,
+        "hours_with_frames": [h for h in range(24) if any(hours[h] for hours in chart.values())],
         "zone": zone.key,
         "total": len(rows),
         "visible_total": len(visible),
