@@ -9,8 +9,10 @@ from zoneinfo import ZoneInfo
 
 # Two frames of one app further apart than this are two segments (the person was away).
 SEGMENT_GAP_S = 300
-# Day zoom shows one thumbnail per bucket, never every frame.
+# One thumbnail per bucket, never every frame: at most 288 cards for a day and 240 for an
+# hour whatever the capture rate; the viewer's previous/next reaches every frame.
 DAY_BUCKET_S = 300
+HOUR_BUCKET_S = 15
 
 
 def app_color(app_name: str) -> str:

@@ -76,10 +76,7 @@ def timeline_page(request: HttpRequest):
         # The hour the clocks repeat when DST ends lasts two hours; fold=1 is its second pass.
         axis_end = max(axis_start, first.replace(fold=1).timestamp()) + 3600
         visible = [r for r, (h, _) in zip(rows, timeline.local_clocks(rows=rows, zone=zone)) if h == hour]
-        cards = [
-            timeline.Bucket(start=r["ts"], frame_ts=r["ts"], frame_id=r["id"], app_name=r["app_name"], window_name=r["window_name"], frames=1)
-            for r in visible
-        ]
+        cards = timeline.buckets(rows=visible, start=axis_start, bucket_s=timeline.HOUR_BUCKET_S)
     chart = timeline.active_minutes(rows=rows, zone=zone)
     colors = {app: timeline.app_color(app) for app in chart}
     context = {
@@ -89,6 +86,7 @@ def timeline_page(request: HttpRequest):
         "prev_day": day - timedelta(days=1),
         "next_day": day + timedelta(days=1),
         "hour": hour,
+        "latest_id": selectors.frame_latest_id(),
         "hours": list(range(24)),
         "hours_with_frames": [h for h in range(24) if any(hours[h] for hours in chart.values())],
         "zone": zone.key,

@@ -465,3 +465,30 @@ def test_the_search_form_sent_as_shown_finds_a_frame_from_seconds_ago(browser):
     resp = browser.get("/search", {"q": "", **fields, "start_time": "", "end_time": "", "app": ""})
     assert [a.attrs["href"] for a in select(parse(resp), "a", "hit")] == [f"/frames/{frame_id}/view"]
     assert "– now ·" in select(parse(resp), "p", "summary")[0].text
+
+
+def test_a_busy_hour_shows_at_most_one_card_per_15_seconds(browser, data_dir):
+    image = data_dir / "frames" / "one.webp"
+    image.parent.mkdir(parents=True)
+    Image.new("RGB", (1920, 1080), "navy").save(image, format="WEBP")
+    hour_start = datetime(2024, 5, 6, 10, tzinfo=UTC).timestamp()
+    # One frame every 2 seconds: 1,800 in the hour.
+    frames = Frame.objects.bulk_create(
+        Frame(
+            timestamp=datetime.fromtimestamp(hour_start + i * 2, tz=UTC),
+            app_name="Code",
+            window_name="busy",
+            image_path="frames/one.webp",
+            width=1920,
+            height=1080,
+            image_bytes=image.stat().st_size,
+            phash=b"",
+        )
+        for i in range(1800)
+    )
+    hour = browser.get("/", {"date": "2024-05-06", "hour": "10"})
+    shown = card_ids(hour)
+    assert len(shown) == 240
+    # Each card opens the first frame of its 15 seconds, and says how many more it stands for.
+    assert shown[:2] == [frames[0].id, frames[8].id]
+    assert "+7 more" in hour.content.decode()
