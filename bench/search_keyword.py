@@ -387,16 +387,21 @@ def percentiles(samples_ms: list[float]) -> tuple[float, float, float]:
     return float(np.percentile(arr, 50)), float(np.percentile(arr, 95)), float(arr.max())
 
 
-def selector_time(queries: list[str], ranges: list[tuple[float, float]], desc: str) -> tuple[list[float], list[int]]:
+def selector_time(
+    queries: list[str], ranges: list[tuple[float, float]], desc: str
+) -> tuple[list[float], list[float], list[int]]:
+    """Wall and CPU milliseconds of each search, and its total. CPU time is the part other
+    processes on the machine cannot inflate."""
     from search.selectors import SearchFilters, search_keyword
 
-    times, totals = [], []
+    times, cpu_times, totals = [], [], []
     for q, (start, end) in tqdm(list(zip(queries, ranges)), desc=desc, unit="q", leave=False):
-        began = time.perf_counter()
+        began, began_cpu = time.perf_counter(), time.thread_time()
         _, total = search_keyword(q=q, filters=SearchFilters(start_time=start, end_time=end), limit=20, offset=0)
         times.append((time.perf_counter() - began) * 1000)
+        cpu_times.append((time.thread_time() - began_cpu) * 1000)
         totals.append(total)
-    return times, totals
+    return times, cpu_times, totals
 
 
 def api_time(queries: list[str], ranges: list[tuple[float, float]]) -> list[float]:
@@ -444,6 +449,7 @@ def size_run(*, size: int, n_queries: int, seed: int) -> None:
     from django.conf import settings
     from django.db import connection
 
+    from search import selectors
     from search.fts import PARTITION_DAYS, PREFIX, partitions_all
 
     database_create()
@@ -470,22 +476,48 @@ def size_run(*, size: int, n_queries: int, seed: int) -> None:
     file_read(db_file)
     selector_time(sets[0].queries[:20], sets[1].ranges[:20], "warm-up")
     plan_print(sets[0].queries[0], t0 + DAY)
-    print(f"\nsearch_keyword, 1-day range, limit 20, {n_queries} queries each:")
-    print(f"  {'queries':40} {'p50 ms':>8} {'p95 ms':>8} {'max ms':>8} {'median hits':>12}")
+    print(f"\nsearch_keyword, 1-day range, limit 20, {n_queries} queries each, RANKED_MAX {selectors.RANKED_MAX:,}:")
+    print(f"  {'queries':40} {'p50 ms':>8} {'p95 ms':>8} {'max ms':>8} {'p95 CPU':>8} {'median hits':>12}")
     for qs in sets:
-        times, totals = selector_time(qs.queries, qs.ranges, qs.label)
+        times, cpu_times, totals = selector_time(qs.queries, qs.ranges, qs.label)
         p50, p95, worst = percentiles(times)
-        print(f"  {qs.label:40} {p50:8.1f} {p95:8.1f} {worst:8.1f} {statistics.median(totals):12,.0f}")
+        _, cpu95, _ = percentiles(cpu_times)
+        print(f"  {qs.label:40} {p50:8.1f} {p95:8.1f} {worst:8.1f} {cpu95:8.1f} {statistics.median(totals):12,.0f}")
 
     share = max(1, n_queries // 5)
     mixed = [q for qs in sets[:5] for q in qs.queries[:share]]
     ranges = [r for qs in sets[:5] for r in qs.ranges[:share]]
-    direct, _ = selector_time(mixed, ranges, "selector, mixed")
+    direct, _, _ = selector_time(mixed, ranges, "selector, mixed")
     http = api_time(mixed, ranges)
     d50, d95, _ = percentiles(direct)
     h50, h95, _ = percentiles(http)
     print(f"\nsame {len(mixed)} mixed queries (first five sets): selector p50 {d50:.1f} / p95 {d95:.1f} ms, "
           f"GET /api/v1/search p50 {h50:.1f} / p95 {h95:.1f} ms (API overhead about {h50 - d50:.1f} ms)")
+
+
+def connection_cost(counts: list[int], *, opens: int = 100) -> None:
+    """What a new connection (one per request under ASGI) pays to parse the schema before its
+    first query, with the keyword index in this many partitions (empty ones added in the past)."""
+    from django.db import connection, transaction
+
+    from search.fts import partition_create, partitions_all
+
+    print("\nnew connection + first query (Django's own connect, PRAGMAs included):")
+    for count in counts:
+        with transaction.atomic(), connection.cursor() as cursor:
+            existing = set(partitions_all(cursor))
+            for period in [p for p in range(1, count + 1) if p not in existing][: count - len(existing)]:
+                partition_create(cursor, period)
+        times = []
+        for _ in range(opens):
+            connection.close()
+            began = time.perf_counter()
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT count(*) FROM search_partition")
+                partitions = cursor.fetchone()[0]
+            times.append((time.perf_counter() - began) * 1000)
+        p50, p95, _ = percentiles(times)
+        print(f"  {partitions:5} partitions ({partitions / 52:4.1f} years of weeks): p50 {p50:.1f} ms, p95 {p95:.1f} ms")
 
 
 def main() -> None:
@@ -494,13 +526,21 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=200, help="queries per kind")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--keep", action="store_true", help="keep the temporary data dir and print its path")
+    parser.add_argument("--ranked-max", type=int, help="override selectors.RANKED_MAX (a huge number ranks every match)")
+    parser.add_argument("--connections", default="52,156,520", help="partition counts to time a new connection at")
     args = parser.parse_args()
 
     data_dir = Path(tempfile.mkdtemp(prefix="myrecall-bench-search-"))
     try:
         django_start(data_dir)
+        if args.ranked_max:
+            from search import selectors
+
+            selectors.RANKED_MAX = args.ranked_max
         for size in (int(s) for s in args.sizes.split(",")):
             size_run(size=size, n_queries=args.queries, seed=args.seed)
+        if args.connections:
+            connection_cost([int(c) for c in args.connections.split(",")])
     finally:
         from django.db import connection
 

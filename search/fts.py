@@ -27,6 +27,9 @@ import shlex
 from frames.text import CJK_CLASS
 from myrecall.errors import ApplicationError
 
+# Every new connection parses the whole schema (about 6 entries a partition): 52 partitions a year
+# keep that near 1 ms a year of history, while a week's table keeps bm25's per-query scan of a
+# common word or phrase to a few ms (see bench/search_keyword.py for both figures).
 PARTITION_DAYS = 7
 PARTITION_MS = PARTITION_DAYS * 86_400_000
 PREFIX = "search_fts_"
@@ -107,7 +110,8 @@ def partition_create(cursor, period: int) -> None:
         "text, app_name, window_name, browser_url, frame_id UNINDEXED, "
         "tokenize = 'unicode61 remove_diacritics 2')"
     )
-    cursor.execute(f"INSERT INTO {REGISTRY} (period) VALUES (%s)", [period])
+    # OR IGNORE: another process may have created the same partition since the check.
+    cursor.execute(f"INSERT OR IGNORE INTO {REGISTRY} (period) VALUES (%s)", [period])
 
 
 def partitions_drop_all(cursor) -> None:
