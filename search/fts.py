@@ -27,9 +27,10 @@ import shlex
 from frames.text import CJK_CLASS
 from myrecall.errors import ApplicationError
 
-# Every new connection parses the whole schema (about 6 entries a partition): 52 partitions a year
-# keep that near 1 ms a year of history, while a week's table keeps bm25's per-query scan of a
-# common word or phrase to a few ms (see bench/search_keyword.py for both figures).
+# A week: every new connection (one per request under ASGI) parses the whole schema, about 6
+# entries a partition, and pays 1 ms at 52 partitions, 3 ms at 156, 14 ms at 520; a smaller table
+# makes bm25's scan of a phrase cheaper (two stopwords: about 21 ms in a week of 233k frames) but
+# day tables would cost every request about 55 ms after three years. See bench/search_keyword.py.
 PARTITION_DAYS = 7
 PARTITION_MS = PARTITION_DAYS * 86_400_000
 PREFIX = "search_fts_"

@@ -114,9 +114,9 @@ def _page(select: str, base: str, params: list, order: str, limit: int, offset: 
 
 
 # bm25 costs 1-2 us a row; past this many matches only the newest ones are ranked, so a word
-# that is on most screens of the range still answers quickly. The total stays exact. Measured at
-# 1M frames (33k a day), 1-day range, p95 CPU ms: stopwords (25k matches) 16 with the cap, 41
-# ranking every match; common words (7k) 12 and 19. A range with fewer matches ranks them all.
+# that is on most screens of the range still answers quickly. The total stays exact. A range with
+# fewer matches ranks them all. bench/search_keyword.py at 1M frames (33k a day), 1-day range,
+# p95: stopwords (25k matches) 14 ms with the cap, 59 ranking every match; common words (7k) 13, 25.
 RANKED_MAX = 4000
 
 
@@ -153,9 +153,9 @@ def search_keyword(*, q: str, filters: SearchFilters, limit: int, offset: int) -
     Each partition of the range is counted and ranked on its own and the pages are merged by
     score; bm25 weighs a word by how rare it is in its partition's period."""
     match = fts_query(q)
-    lo, _ = rowid_range(filters.start_time, filters.end_time)
+    lo, hi = rowid_range(filters.start_time, filters.end_time)
     with connection.cursor() as cursor:
-        periods = partitions_in(cursor, *rowid_range(filters.start_time, filters.end_time))
+        periods = partitions_in(cursor, lo, hi)
         counts = []
         for period in periods:
             base, params = _match_sql(period, match, filters, lo)
