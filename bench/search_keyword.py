@@ -3,11 +3,15 @@
 For each size, builds a fresh database with the app's migrations in a temporary
 MYRECALL_DATA_DIR, fills it with synthetic OCR-like frames (about 70% English and
 30% Chinese lines, Zipf-distributed vocabularies, screens that change a little
-from one capture to the next) spread over 30 days, and times
+from one capture to the next) spread over 30 days, indexed through the app's own
+partitioned layout (search.fts.index_rows_write), and times
 search.selectors.search_keyword on 1-day ranges with LIMIT 20, then the same
-queries once more through GET /api/v1/search. Prints figures, asserts nothing.
+queries once more through GET /api/v1/search. Last, times a new connection (one
+per request under ASGI) with the index in 52, 156 and 520 partitions. Prints
+figures, asserts nothing.
 
     .venv/bin/python bench/search_keyword.py --sizes 100000,1000000 --queries 200
+    .venv/bin/python bench/search_keyword.py --sizes 1000000 --ranked-max 1000000000 --connections ""
 """
 
 import argparse
