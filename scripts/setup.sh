@@ -6,8 +6,8 @@ cd "$(dirname "$0")/.."
 
 # OCR engines and their languages, and fonts (CJK for Chinese screens).
 DEB_PACKAGES=(tesseract-ocr tesseract-ocr-eng tesseract-ocr-chi-sim libtesseract-dev fonts-noto-cjk fonts-dejavu-core)
-# The test suite drives Debian's Chromium (no browser download).
-[ "${1:-}" = "--test" ] && DEB_PACKAGES+=(chromium)
+# The test suite drives Debian's Chromium (no browser download) and runs a throwaway Redis.
+[ "${1:-}" = "--test" ] && DEB_PACKAGES+=(chromium redis-server)
 missing=()
 for pkg in "${DEB_PACKAGES[@]}"; do
   dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")

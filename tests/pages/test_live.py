@@ -117,3 +117,56 @@ def test_frames_stored_between_render_and_connect_are_sent_first_and_once(sessio
     first, nothing_more = async_to_sync(scenario)()
     assert f'href="/frames/{missed.frame_id}/view"' in first
     assert nothing_more
+
+
+@pytest.fixture
+def redis_url():
+    """A throwaway Redis server on a free loopback port (Debian's redis-server)."""
+    import socket
+    import subprocess
+    import time
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen(
+        ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.time() + 10
+    while time.time() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            break
+        except OSError:
+            time.sleep(0.05)
+    yield f"redis://127.0.0.1:{port}/0"
+    proc.terminate()
+    proc.wait(timeout=10)
+
+
+def test_with_redis_the_storing_process_publishes_the_frame(settings, redis_url, session_cookie, monkeypatch):
+    async def no_polling(self):
+        return None
+
+    # Whatever reaches the page must come from the process that stored the frame.
+    monkeypatch.setattr(frames.live.FramePoller, "_run", no_polling)
+    settings.REDIS_URL = redis_url
+    settings.CHANNEL_LAYERS = {
+        "default": {"BACKEND": "channels_redis.core.RedisChannelLayer", "CONFIG": {"hosts": [redis_url]}}
+    }
+    image = render_text_image(["published through redis"])
+
+    async def scenario():
+        ws = communicator(cookie=f"{session_cookie}; tz=Asia%2FShanghai")
+        connected, _ = await ws.connect()
+        assert connected
+        result = await sync_to_async(frame_ingest)(image_bytes=image, timestamp=T, app_name="Mail", window_name="Inbox")
+        message = await ws.receive_from(timeout=WAIT_S)
+        await ws.disconnect()
+        return result.frame_id, message
+
+    frame_id, message = async_to_sync(scenario)()
+    assert f'href="/frames/{frame_id}/view"' in message
+    assert "22:05:00" in message and "Mail" in message
