@@ -1,0 +1,96 @@
+"""Stored chats: sessions, their messages, and the frames each answer cited (kept or dropped)."""
+
+from django.db import models
+
+from frames.models import Frame
+
+
+class ChatSession(models.Model):
+    title = models.CharField(max_length=200, blank=True, default="")
+    timezone = models.CharField(max_length=64, default="UTC", help_text="IANA name, e.g. 'Europe/Berlin'.")
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-updated_at", "-id"]
+
+    def __str__(self) -> str:
+        return self.title or f"Chat {self.pk}"
+
+
+class ChatRole(models.TextChoices):
+    USER = "user"
+    ASSISTANT = "assistant"
+
+
+class ChatMode(models.TextChoices):
+    SUMMARY = "summary"
+    AGENT = "agent"
+
+
+class ChatStatus(models.TextChoices):
+    PENDING = "pending"
+    STREAMING = "streaming"
+    DONE = "done"
+    FAILED = "failed"
+
+
+class ChatMessage(models.Model):
+    """One turn. The time range is absolute (UTC); `timezone` is the zone the user picked it in
+    and the one local times in the answer are written in."""
+
+    session = models.ForeignKey(ChatSession, on_delete=models.CASCADE, related_name="messages")
+    role = models.CharField(max_length=16, choices=ChatRole.choices)
+    content = models.TextField(blank=True, default="", help_text="Markdown, as shown to the user.")
+    mode = models.CharField(max_length=16, choices=ChatMode.choices, default=ChatMode.SUMMARY)
+    start_time = models.DateTimeField(null=True, blank=True)
+    end_time = models.DateTimeField(null=True, blank=True)
+    timezone = models.CharField(max_length=64, default="UTC", help_text="IANA name.")
+    status = models.CharField(max_length=16, choices=ChatStatus.choices, default=ChatStatus.PENDING)
+    model_name = models.CharField(
+        max_length=200, blank=True, default="", help_text="The LLM that answered, or 'offline' for the built-in summariser."
+    )
+    error = models.TextField(blank=True, default="")
+    retrieval_ms = models.PositiveIntegerField(null=True, blank=True, help_text="Retrieval and sampling.")
+    llm_ms = models.PositiveIntegerField(null=True, blank=True)
+    total_ms = models.PositiveIntegerField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.role} message {self.pk} ({self.status})"
+
+
+class DroppedReason(models.TextChoices):
+    NOT_FOUND = "not found"
+    OUTSIDE_RANGE = "outside range"
+    NOT_IN_CONTEXT = "not in context"
+
+
+class Citation(models.Model):
+    """A frame an answer cited. Dropped citations are kept with `valid` false and the reason, and
+    `frame_id_cited` keeps the id even when no such frame exists (or it was deleted later)."""
+
+    message = models.ForeignKey(ChatMessage, on_delete=models.CASCADE, related_name="citations")
+    frame = models.ForeignKey(Frame, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    frame_id_cited = models.BigIntegerField()
+    timestamp = models.DateTimeField(null=True, blank=True, help_text="The frame's time (UTC), when it exists.")
+    snippet = models.TextField(blank=True, default="", help_text="The OCR snippet the answer was given.")
+    valid = models.BooleanField()
+    dropped_reason = models.CharField(max_length=32, choices=DroppedReason.choices, blank=True, default="")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["message_id", "id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(valid=True, dropped_reason="") | models.Q(valid=False) & ~models.Q(dropped_reason=""),
+                name="citation_dropped_has_reason",
+            )
+        ]
+
+    def __str__(self) -> str:
+        state = "valid" if self.valid else f"dropped: {self.dropped_reason}"
+        return f"Citation of frame {self.frame_id_cited} ({state})"

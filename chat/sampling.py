@@ -1,0 +1,149 @@
+"""Which frames of a time range a summary sees (seed 002 section 4.3).
+
+Frames of [start_time, end_time) fall into contiguous buckets of DEFAULT_BUCKET_SECONDS, widened
+when the range is long so that FRAMES_PER_BUCKET per bucket stays within MAX_FRAMES. Each bucket
+gives its first frame and its last (when that is another frame). A range with at most MAX_FRAMES
+frames keeps them all.
+
+Overflow rule (only reachable when MAX_FRAMES is not a multiple of FRAMES_PER_BUCKET, or with a
+smaller max_frames): buckets are ranked densest first, by the number of frames of the range in
+them, ties going to the earlier bucket; their `last` frames are dropped in that order until the
+cap holds. A bucket's `first` frame is never dropped.
+"""
+
+import math
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from datetime import timezone as dt_timezone
+
+from django.db.models import Q, Value
+from django.db.models.functions import Coalesce, Length
+
+from frames.models import Frame
+from search.selectors import SearchFilters
+
+DEFAULT_BUCKET_SECONDS = 300
+FRAMES_PER_BUCKET = 2
+MAX_FRAMES = 72
+MAX_OCR_CHARS_PER_FRAME = 160
+
+ELLIPSIS = "…"
+
+
+@dataclass(frozen=True)
+class FrameRow:
+    frame_id: int
+    timestamp: datetime
+
+
+@dataclass(frozen=True)
+class SampledFrame:
+    frame_id: int
+    timestamp: datetime
+    app_name: str
+    window_name: str
+    browser_url: str
+    focused: bool | None
+    ocr_snippet: str
+
+
+def bucket_seconds_choose(*, range_seconds: float, max_frames: int = MAX_FRAMES) -> int:
+    bucket_seconds = DEFAULT_BUCKET_SECONDS
+    if math.ceil(range_seconds / bucket_seconds) * FRAMES_PER_BUCKET > max_frames:
+        bucket_seconds = max(DEFAULT_BUCKET_SECONDS, math.ceil(range_seconds / (max_frames / FRAMES_PER_BUCKET)))
+    return bucket_seconds
+
+
+def _order(row: FrameRow) -> tuple[datetime, int]:
+    return row.timestamp, row.frame_id
+
+
+def frames_sample(
+    *, rows: list[FrameRow], start_time: datetime, end_time: datetime, max_frames: int = MAX_FRAMES
+) -> list[FrameRow]:
+    """The rows a summary of [start_time, end_time) sees, oldest first (ties by frame id)."""
+    in_range = sorted((row for row in rows if start_time <= row.timestamp < end_time), key=_order)
+    if len(in_range) <= max_frames:
+        return in_range
+    width = timedelta(seconds=bucket_seconds_choose(range_seconds=(end_time - start_time).total_seconds(), max_frames=max_frames))
+    buckets: dict[int, list[FrameRow]] = {}
+    for row in in_range:
+        # timedelta // timedelta is exact integer arithmetic: a frame on a boundary opens the next bucket.
+        buckets.setdefault((row.timestamp - start_time) // width, []).append(row)
+    firsts = {index: frames[0] for index, frames in buckets.items()}
+    lasts = {index: frames[-1] for index, frames in buckets.items() if len(frames) > 1}
+    overflow = len(firsts) + len(lasts) - max_frames
+    # Widening leaves at most ceil(max_frames / FRAMES_PER_BUCKET) buckets, so dropping `last`
+    # frames alone always brings the count within the cap.
+    for index in sorted(lasts, key=lambda index: (-len(buckets[index]), index))[: max(overflow, 0)]:
+        del lasts[index]
+    return sorted([*firsts.values(), *lasts.values()], key=_order)
+
+
+def ocr_truncate(*, text: str, max_chars: int = MAX_OCR_CHARS_PER_FRAME) -> str:
+    """Whitespace collapsed to single spaces; past max_chars, cut and ended with an ellipsis
+    (the result, ellipsis included, is at most max_chars characters)."""
+    collapsed = " ".join(text.split())
+    if len(collapsed) <= max_chars:
+        return collapsed
+    return collapsed[: max_chars - len(ELLIPSIS)].rstrip() + ELLIPSIS
+
+
+def _utc(epoch: float) -> datetime:
+    return datetime.fromtimestamp(epoch, tz=dt_timezone.utc)
+
+
+def _frames_in_range(filters: SearchFilters):
+    """Frames of [start, end) matching the filters, with search.selectors' meaning of each filter
+    (app name exact but case-blind, window and URL substrings, OCR text length bounds). The end is
+    excluded, unlike browse, so that back-to-back ranges never share a frame.
+
+    Not search_browse: it pages 100 at a time and loads every frame's OCR text, while sampling
+    needs every frame of the range but the text of at most MAX_FRAMES of them.
+    """
+    query = Q(timestamp__gte=_utc(filters.start_time), timestamp__lt=_utc(filters.end_time))
+    if filters.app_name:
+        query &= Q(app_name__iexact=filters.app_name)
+    if filters.window_name:
+        query &= Q(window_name__icontains=filters.window_name)
+    if filters.browser_url:
+        query &= Q(browser_url__icontains=filters.browser_url)
+    if filters.focused is not None:
+        query &= Q(focused=filters.focused)
+    frames = Frame.objects.all()
+    if filters.min_length is not None or filters.max_length is not None:
+        frames = frames.annotate(text_length=Length(Coalesce("ocr__text", Value(""))))
+        if filters.min_length is not None:
+            query &= Q(text_length__gte=filters.min_length)
+        if filters.max_length is not None:
+            query &= Q(text_length__lte=filters.max_length)
+    return frames.filter(query)
+
+
+def frames_sample_retrieve(*, filters: SearchFilters, max_frames: int = MAX_FRAMES) -> list[SampledFrame]:
+    """The one bounded retrieval of a summary: every frame of [start_time, end_time) that
+    matches the filters is sampled, then the sampled ones are read with their OCR snippet."""
+    rows = [
+        FrameRow(frame_id=frame_id, timestamp=timestamp)
+        for frame_id, timestamp in _frames_in_range(filters).values_list("id", "timestamp")
+    ]
+    sampled = frames_sample(
+        rows=rows, start_time=_utc(filters.start_time), end_time=_utc(filters.end_time), max_frames=max_frames
+    )
+    details = Frame.objects.filter(id__in=[row.frame_id for row in sampled]).values(
+        "id", "timestamp", "app_name", "window_name", "browser_url", "focused", "ocr__text"
+    )
+    by_id = {detail["id"]: detail for detail in details}
+    return [
+        SampledFrame(
+            frame_id=row.frame_id,
+            timestamp=row.timestamp,
+            app_name=by_id[row.frame_id]["app_name"],
+            window_name=by_id[row.frame_id]["window_name"],
+            browser_url=by_id[row.frame_id]["browser_url"],
+            focused=by_id[row.frame_id]["focused"],
+            ocr_snippet=ocr_truncate(text=by_id[row.frame_id]["ocr__text"] or ""),
+        )
+        for row in sampled
+        if row.frame_id in by_id
+    ]
