@@ -22,6 +22,12 @@ env = environ.Env(
     MYRECALL_OCR_INCREMENTAL=(bool, True),
     MYRECALL_TIMESTAMP_MAX_FUTURE_S=(float, 86400.0),
     MYRECALL_WORKER_INTERVAL=(float, 0.2),
+    LLM_BASE_URL=(str, ""),
+    LLM_API_KEY=(str, ""),
+    LLM_MODEL=(str, ""),
+    LLM_TIMEOUT_S=(float, 60.0),
+    LLM_FIRST_CHUNK_TIMEOUT_S=(float, 20.0),
+    LLM_MAX_RETRIES=(int, 1),
 )
 if (BASE_DIR / ".env").exists():
     environ.Env.read_env(BASE_DIR / ".env", overwrite=False)
@@ -164,6 +170,14 @@ OCR_MAX_ATTEMPTS = env("MYRECALL_OCR_MAX_ATTEMPTS")
 OCR_INCREMENTAL = env("MYRECALL_OCR_INCREMENTAL")
 TIMESTAMP_MAX_FUTURE_S = env("MYRECALL_TIMESTAMP_MAX_FUTURE_S")
 WORKER_INTERVAL = env("MYRECALL_WORKER_INTERVAL")
+
+# Chat LLM: any OpenAI-compatible endpoint; an empty base URL means none is configured.
+LLM_BASE_URL = env("LLM_BASE_URL")
+LLM_API_KEY = env("LLM_API_KEY")
+LLM_MODEL = env("LLM_MODEL")
+LLM_TIMEOUT_S = env("LLM_TIMEOUT_S")
+LLM_FIRST_CHUNK_TIMEOUT_S = env("LLM_FIRST_CHUNK_TIMEOUT_S")
+LLM_MAX_RETRIES = env("LLM_MAX_RETRIES")
 
 LOGGING = {
     "version": 1,

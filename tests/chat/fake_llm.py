@@ -1,0 +1,158 @@
+"""A small local OpenAI-compatible chat server for tests: it speaks the real streaming
+protocol (server-sent `data:` lines of `chat.completion.chunk` objects, then
+`data: [DONE]`) and plays one scripted behaviour at a time."""
+
+import json
+import threading
+import time
+import uuid
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+NORMAL = "normal"
+ERROR_500 = "error_500"
+ERROR_401 = "error_401"
+HANG_BEFORE_FIRST_CHUNK = "hang_before_first_chunk"
+HANG_MID_STREAM = "hang_mid_stream"
+SLOW_STEADY = "slow_steady"
+
+
+class FakeLlm:
+    """Set `behaviour`, `answer` (streamed in `pieces`), `hang_s` and `chunk_interval_s`
+    before a call; `requests` holds every request body received, in order."""
+
+    def __init__(self):
+        self.behaviour = NORMAL
+        self.answer = "Hello from the fake model."
+        self.pieces: list[str] | None = None
+        self.hang_s = 30.0
+        self.chunk_interval_s = 0.0
+        self.requests: list[dict] = []
+        self._released = threading.Event()
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}/v1"
+
+    def start(self) -> "FakeLlm":
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._released.set()  # wakes handlers that are still hanging
+        self._server.shutdown()
+        self._server.server_close()
+
+    def answer_pieces(self) -> list[str]:
+        if self.pieces is not None:
+            return self.pieces
+        words = self.answer.split(" ")
+        return [word if i == len(words) - 1 else word + " " for i, word in enumerate(words)]
+
+    def hang(self) -> None:
+        self._released.wait(self.hang_s)
+
+    def _handler_class(self):
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, format, *args):
+                pass
+
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
+                if self.path.rstrip("/") != "/v1/chat/completions":
+                    self._send_json(404, _error_body("Unknown path.", "invalid_request_error"))
+                    return
+                fake.requests.append(body)
+                behaviour = fake.behaviour
+                if behaviour == ERROR_500:
+                    self._send_json(500, _error_body("The server had an error while processing your request.", "server_error"))
+                elif behaviour == ERROR_401:
+                    self._send_json(401, _error_body("Incorrect API key provided.", "invalid_request_error"))
+                elif behaviour == HANG_BEFORE_FIRST_CHUNK:
+                    fake.hang()
+                elif body.get("stream"):
+                    self._stream(body, behaviour)
+                else:
+                    self._send_json(200, _completion(body.get("model", ""), fake.answer))
+
+            def _send_json(self, status: int, payload: dict):
+                data = json.dumps(payload).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def _stream(self, body: dict, behaviour: str):
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Cache-Control", "no-cache")
+                self.send_header("Connection", "close")
+                self.end_headers()
+                self.close_connection = True
+                chunk_id = f"chatcmpl-{uuid.uuid4().hex[:12]}"
+                model = body.get("model", "")
+                self._event(_chunk(chunk_id, model, {"role": "assistant", "content": ""}))
+                self._event(_chunk(chunk_id, model, {}))
+                for i, piece in enumerate(fake.answer_pieces()):
+                    if behaviour == HANG_MID_STREAM and i == 1:
+                        fake.hang()
+                        return
+                    if behaviour == SLOW_STEADY:
+                        time.sleep(fake.chunk_interval_s)
+                    self._event(_chunk(chunk_id, model, {"content": piece}))
+                    self._event(_chunk(chunk_id, model, {"content": ""}))
+                self._event(_chunk(chunk_id, model, {}, finish_reason="stop"))
+                # Some compatible servers send the usage-only chunk even when not asked for it.
+                usage = _chunk(chunk_id, model, {})
+                usage["choices"] = []
+                usage["usage"] = {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
+                self._event(usage)
+                self.wfile.write(b"data: [DONE]\n\n")
+                self.wfile.flush()
+
+            def _event(self, payload: dict):
+                self.wfile.write(b"data: " + json.dumps(payload).encode() + b"\n\n")
+                self.wfile.flush()
+
+        return Handler
+
+
+def _chunk(chunk_id: str, model: str, delta: dict, finish_reason: str | None = None) -> dict:
+    return {
+        "id": chunk_id,
+        "object": "chat.completion.chunk",
+        "created": int(time.time()),
+        "model": model,
+        "system_fingerprint": "fp_fake",
+        "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish_reason}],
+    }
+
+
+def _completion(model: str, text: str) -> dict:
+    return {
+        "id": f"chatcmpl-{uuid.uuid4().hex[:12]}",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": model,
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": text, "refusal": None},
+                "logprobs": None,
+                "finish_reason": "stop",
+            }
+        ],
+        "usage": {"prompt_tokens": 10, "completion_tokens": len(text.split()), "total_tokens": 10 + len(text.split())},
+    }
+
+
+def _error_body(message: str, error_type: str) -> dict:
+    return {"error": {"message": message, "type": error_type, "param": None, "code": None}}
