@@ -14,11 +14,12 @@ ERROR_401 = "error_401"
 HANG_BEFORE_FIRST_CHUNK = "hang_before_first_chunk"
 HANG_MID_STREAM = "hang_mid_stream"
 SLOW_STEADY = "slow_steady"
+HEARTBEATS_BEFORE_TEXT = "heartbeats_before_text"
 
 
 class FakeLlm:
-    """Set `behaviour`, `answer` (streamed in `pieces`), `hang_s` and `chunk_interval_s`
-    before a call; `requests` holds every request body received, in order."""
+    """Set `behaviour`, `answer` (streamed in `pieces`), `hang_s`, `chunk_interval_s` and
+    `heartbeats` before a call; `requests` holds every request body received, in order."""
 
     def __init__(self):
         self.behaviour = NORMAL
@@ -26,6 +27,7 @@ class FakeLlm:
         self.pieces: list[str] | None = None
         self.hang_s = 30.0
         self.chunk_interval_s = 0.0
+        self.heartbeats = 0
         self.requests: list[dict] = []
         self._released = threading.Event()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
@@ -101,6 +103,10 @@ class FakeLlm:
                 model = body.get("model", "")
                 self._event(_chunk(chunk_id, model, {"role": "assistant", "content": ""}))
                 self._event(_chunk(chunk_id, model, {}))
+                if behaviour == HEARTBEATS_BEFORE_TEXT:
+                    for _ in range(fake.heartbeats):
+                        time.sleep(fake.chunk_interval_s)
+                        self._event(_chunk(chunk_id, model, {"content": ""}))
                 for i, piece in enumerate(fake.answer_pieces()):
                     if behaviour == HANG_MID_STREAM and i == 1:
                         fake.hang()

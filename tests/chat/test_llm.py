@@ -102,6 +102,17 @@ def test_slow_but_steady_chunks_succeed(fake_llm):
     assert llm_complete(messages=MESSAGES) == "one two three four five six"
 
 
+def test_empty_chunks_before_the_text_count_as_heartbeats(fake_llm):
+    # The first text comes after 1.8 s of empty chunks, past the 1 s idle timeout.
+    fake_llm.behaviour = fake.HEARTBEATS_BEFORE_TEXT
+    fake_llm.chunk_interval_s = 0.3
+    fake_llm.heartbeats = 6
+    fake_llm.answer = "Reading the design doc."
+
+    assert llm_complete(messages=MESSAGES) == "Reading the design doc."
+    assert len(fake_llm.requests) == 1
+
+
 def test_answer_past_the_total_time_limit_fails(fake_llm, settings):
     settings.LLM_TIMEOUT_S = 0.8
     fake_llm.behaviour = fake.SLOW_STEADY
