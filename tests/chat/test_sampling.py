@@ -12,8 +12,8 @@ from chat.sampling import (
     frames_sample_retrieve,
     ocr_truncate,
 )
-from frames.models import Frame, OcrResult, OcrStatus
 from search.selectors import SearchFilters, search_browse
+from tests.search.conftest import frame_make  # noqa: F401 (a fixture; belongs in tests/conftest.py)
 
 T0 = datetime(2026, 11, 22, 9, 0, tzinfo=dt_timezone.utc)
 
@@ -119,26 +119,9 @@ def test_ocr_is_collapsed_and_cut_to_160_characters_with_an_ellipsis():
     assert ocr_truncate(text="a" * 158 + " " + "b" * 10) == "a" * 158 + "…"
 
 
-def frame_make(*, at: float, text: str = "", app_name: str = "Editor", window_name: str = "notes.md") -> int:
-    frame = Frame.objects.create(
-        timestamp=T0 + timedelta(seconds=at),
-        app_name=app_name,
-        window_name=window_name,
-        image_path="frames/x.webp",
-        width=800,
-        height=600,
-        image_bytes=1000,
-        phash=b"",
-        ocr_status=OcrStatus.DONE,
-    )
-    OcrResult.objects.create(frame=frame, engine="test", text=text)
-    return frame.id
-
-
-@pytest.mark.django_db
-def test_retrieval_sees_every_frame_of_the_range_not_only_the_newest_page():
+def test_retrieval_sees_every_frame_of_the_range_not_only_the_newest_page(frame_make):
     # 150 frames in 10 minutes: more than browse's 100-row page, so both ends matter.
-    made = [frame_make(at=s * 4, text=f"line {s}") for s in range(150)]
+    made = [frame_make(f"line {s}", at=T0.timestamp() + s * 4) for s in range(150)]
     start = T0.timestamp()
     picked = frames_sample_retrieve(filters=SearchFilters(start_time=start, end_time=start + 600))
     # Two 300 s buckets: [0, 300) holds frames 0..74 (at 0..296 s), [300, 600) frames 75..149.
@@ -146,12 +129,11 @@ def test_retrieval_sees_every_frame_of_the_range_not_only_the_newest_page():
     assert picked[0].ocr_snippet == "line 0" and picked[-1].app_name == "Editor"
 
 
-@pytest.mark.django_db
-def test_retrieval_applies_the_search_filters_like_browse_and_truncates_ocr():
-    kept = frame_make(at=10, text="draft  \n" + "word " * 60, window_name="Notes.md - Editor")
-    frame_make(at=20, text="other app", app_name="Browser")
-    frame_make(at=30, text="other window", window_name="todo.txt")
-    at_end = frame_make(at=600, text="at the end")
+def test_retrieval_applies_the_search_filters_like_browse_and_truncates_ocr(frame_make):
+    kept = frame_make("draft  \n" + "word " * 60, at=T0.timestamp() + 10, window_name="Notes.md - Editor")
+    frame_make("other app", at=T0.timestamp() + 20, app_name="Browser")
+    frame_make("other window", at=T0.timestamp() + 30, window_name="todo.txt")
+    at_end = frame_make("at the end", at=T0.timestamp() + 600)
     start = T0.timestamp()
     filters = SearchFilters(start_time=start, end_time=start + 600, app_name="editor", window_name="notes")
     picked = frames_sample_retrieve(filters=filters)
@@ -162,8 +144,7 @@ def test_retrieval_applies_the_search_filters_like_browse_and_truncates_ocr():
     assert len(picked[0].ocr_snippet) == 160 and picked[0].ocr_snippet.startswith("draft word word")
 
 
-@pytest.mark.django_db
-def test_retrieval_of_an_empty_range_is_empty():
-    frame_make(at=5000)
+def test_retrieval_of_an_empty_range_is_empty(frame_make):
+    frame_make("later", at=T0.timestamp() + 5000)
     start = T0.timestamp()
     assert frames_sample_retrieve(filters=SearchFilters(start_time=start, end_time=start + 600)) == []
