@@ -82,7 +82,8 @@ def _stream_once(*, messages: list[dict], model: str, deadline: float) -> Iterat
     remaining = deadline - time.monotonic()
     if remaining <= 0:
         raise LlmError(f"The model at {base_url} did not finish its answer within {settings.LLM_TIMEOUT_S:g} s.")
-    # The read timeout bounds the wait for the response and for every chunk after it.
+    # The read timeout bounds the wait for the response and for every chunk after it (any bytes
+    # reset it, so empty chunks are heartbeats); the total deadline is checked between chunks.
     timeout = httpx2.Timeout(min(idle_s, remaining), connect=min(CONNECT_TIMEOUT_S, remaining))
     stream = None
     try:
@@ -106,6 +107,8 @@ def _stream_once(*, messages: list[dict], model: str, deadline: float) -> Iterat
         raise LlmError(f"The model returned an error: {exc.status_code} {_error_text(exc)}", retryable=retryable) from exc
     except openai.APIError as exc:
         raise LlmError(f"The model returned an error: {exc.message}") from exc
+    except ValueError as exc:
+        raise LlmError(f"The model at {base_url} sent a reply that is not a chat completion stream.") from exc
     finally:
         if stream is not None:
             stream.close()

@@ -15,6 +15,7 @@ HANG_BEFORE_FIRST_CHUNK = "hang_before_first_chunk"
 HANG_MID_STREAM = "hang_mid_stream"
 SLOW_STEADY = "slow_steady"
 HEARTBEATS_BEFORE_TEXT = "heartbeats_before_text"
+MALFORMED_STREAM = "malformed_stream"
 
 
 class FakeLlm:
@@ -103,6 +104,10 @@ class FakeLlm:
                 model = body.get("model", "")
                 self._event(_chunk(chunk_id, model, {"role": "assistant", "content": ""}))
                 self._event(_chunk(chunk_id, model, {}))
+                if behaviour == MALFORMED_STREAM:
+                    self.wfile.write(b"data: {not json\n\n")
+                    self.wfile.flush()
+                    return
                 if behaviour == HEARTBEATS_BEFORE_TEXT:
                     for _ in range(fake.heartbeats):
                         time.sleep(fake.chunk_interval_s)

@@ -126,6 +126,15 @@ def test_answer_past_the_total_time_limit_fails(fake_llm, settings):
     assert len(fake_llm.requests) == 1
 
 
+def test_malformed_stream_is_a_clear_message(fake_llm):
+    fake_llm.behaviour = fake.MALFORMED_STREAM
+
+    with pytest.raises(LlmError) as info:
+        llm_complete(messages=MESSAGES)
+
+    assert str(info.value) == f"The model at {fake_llm.base_url} sent a reply that is not a chat completion stream."
+
+
 def test_unreachable_endpoint_is_a_clear_message(fake_llm, settings):
     fake_llm.stop()
 
