@@ -73,7 +73,7 @@ def test_eight_hours_widens_buckets_to_800_seconds():
     assert picked[-2:] == [28002, 28797]
 
 
-def test_a_long_range_never_widens_below_five_minutes_and_a_short_one_is_not_widened():
+def test_a_short_range_keeps_five_minute_buckets_and_a_week_gets_16800_second_ones():
     assert bucket_seconds_choose(range_seconds=60) == 300
     assert bucket_seconds_choose(range_seconds=7 * 86400) == 16800  # 604800 / 36
 
