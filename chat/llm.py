@@ -63,11 +63,12 @@ def llm_stream(*, messages: list[dict], model: str | None = None) -> Iterator[st
                     yield chunk_text
             return
         except LlmError as exc:
-            out_of_time = time.monotonic() + RETRY_BACKOFF_S >= deadline
+            backoff_s = RETRY_BACKOFF_S * attempt
+            out_of_time = time.monotonic() + backoff_s >= deadline
             if received_chunk or not exc.retryable or attempt == attempts or out_of_time:
                 raise
             logger.warning("LLM attempt %d of %d failed, retrying: %s", attempt, attempts, exc.message)
-            time.sleep(RETRY_BACKOFF_S * attempt)
+            time.sleep(backoff_s)
 
 
 def llm_complete(*, messages: list[dict], model: str | None = None) -> str:

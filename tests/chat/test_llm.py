@@ -155,3 +155,13 @@ def test_not_configured_without_a_base_url(settings):
 
 def test_configured_with_a_base_url(fake_llm):
     assert llm_configured() is True
+
+
+def test_missing_model_name_is_a_clear_message(fake_llm, settings):
+    settings.LLM_MODEL = ""
+
+    with pytest.raises(LlmError) as info:
+        llm_complete(messages=MESSAGES)
+
+    assert str(info.value) == "No model name is configured (LLM_MODEL is empty)."
+    assert fake_llm.requests == []
