@@ -303,24 +303,31 @@ def test_thumbnail_is_made_once_cached_and_served_with_cache_headers(browser, da
     assert [p.name for p in (data_dir / "thumbs").rglob("*") if p.is_file()] == [f"{frame_id}.webp"]
 
 
-def test_a_day_with_thousands_of_frames_shows_one_lazy_card_per_five_minutes(browser, data_dir):
+
+def frames_bulk(data_dir, rows: list[tuple[float, str, str]]) -> list[Frame]:
+    """Many frame rows (timestamp, app, window) sharing one real image file, for volume tests."""
     image = data_dir / "frames" / "one.webp"
-    image.parent.mkdir(parents=True)
+    image.parent.mkdir(parents=True, exist_ok=True)
     Image.new("RGB", (1920, 1080), "navy").save(image, format="WEBP")
-    day_start = datetime(2024, 5, 6, tzinfo=UTC).timestamp()
-    apps = ["Code", "Firefox", "Slack"]
-    frames = Frame.objects.bulk_create(
+    return Frame.objects.bulk_create(
         Frame(
-            timestamp=datetime.fromtimestamp(day_start + i * 43, tz=UTC),
-            app_name=apps[(i // 100) % 3],
-            window_name=f"window {i}",
+            timestamp=datetime.fromtimestamp(ts, tz=UTC),
+            app_name=app,
+            window_name=window,
             image_path="frames/one.webp",
             width=1920,
             height=1080,
             image_bytes=image.stat().st_size,
             phash=b"",
         )
-        for i in range(2000)
+        for ts, app, window in rows
+    )
+
+def test_a_day_with_thousands_of_frames_shows_one_lazy_card_per_five_minutes(browser, data_dir):
+    day_start = datetime(2024, 5, 6, tzinfo=UTC).timestamp()
+    apps = ["Code", "Firefox", "Slack"]
+    frames = frames_bulk(
+        data_dir, [(day_start + i * 43, apps[(i // 100) % 3], f"window {i}") for i in range(2000)]
     )
     page = browser.get("/", {"date": "2024-05-06"})
     assert page.status_code == 200
@@ -468,24 +475,9 @@ def test_the_search_form_sent_as_shown_finds_a_frame_from_seconds_ago(browser):
 
 
 def test_a_busy_hour_shows_at_most_one_card_per_15_seconds(browser, data_dir):
-    image = data_dir / "frames" / "one.webp"
-    image.parent.mkdir(parents=True)
-    Image.new("RGB", (1920, 1080), "navy").save(image, format="WEBP")
     hour_start = datetime(2024, 5, 6, 10, tzinfo=UTC).timestamp()
     # One frame every 2 seconds: 1,800 in the hour.
-    frames = Frame.objects.bulk_create(
-        Frame(
-            timestamp=datetime.fromtimestamp(hour_start + i * 2, tz=UTC),
-            app_name="Code",
-            window_name="busy",
-            image_path="frames/one.webp",
-            width=1920,
-            height=1080,
-            image_bytes=image.stat().st_size,
-            phash=b"",
-        )
-        for i in range(1800)
-    )
+    frames = frames_bulk(data_dir, [(hour_start + i * 2, "Code", "busy") for i in range(1800)])
     hour = browser.get("/", {"date": "2024-05-06", "hour": "10"})
     shown = card_ids(hour)
     assert len(shown) == 240
