@@ -42,6 +42,9 @@ class ChatMessage(models.Model):
     session = models.ForeignKey(ChatSession, on_delete=models.CASCADE, related_name="messages")
     role = models.CharField(max_length=16, choices=ChatRole.choices)
     content = models.TextField(blank=True, default="", help_text="Markdown, as shown to the user.")
+    raw_content = models.TextField(
+        blank=True, default="", help_text="The answer as written, before dropped citations were removed."
+    )
     mode = models.CharField(max_length=16, choices=ChatMode.choices, default=ChatMode.SUMMARY)
     start_time = models.DateTimeField(null=True, blank=True)
     end_time = models.DateTimeField(null=True, blank=True)

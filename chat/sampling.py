@@ -45,6 +45,7 @@ class SampledFrame:
     browser_url: str
     focused: bool | None
     ocr_snippet: str
+    ocr_lines: tuple[str, ...] = ()
 
 
 def bucket_seconds_choose(*, range_seconds: float, max_frames: int = MAX_FRAMES) -> int:
@@ -120,7 +121,46 @@ def _frames_in_range(filters: SearchFilters):
     return frames.filter(query)
 
 
+def _lines(text: str) -> tuple[str, ...]:
+    return tuple(line for line in (" ".join(raw.split()) for raw in text.splitlines()) if line)
+
+
+def chrome_lines(frames: list[tuple[str, tuple[str, ...]]]) -> set[tuple[str, str]]:
+    """(app, line) pairs that are window chrome rather than content: a line seen on at least
+    half of an app's frames, when the app has at least 3 (menu bars, tab strips, toolbars)."""
+    per_app: dict[str, list[tuple[str, ...]]] = {}
+    for app_name, lines in frames:
+        per_app.setdefault(app_name, []).append(lines)
+    chrome = set()
+    for app_name, frame_lines in per_app.items():
+        if len(frame_lines) < 3:
+            continue
+        counts: dict[str, int] = {}
+        for lines in frame_lines:
+            for line in set(lines):
+                counts[line] = counts.get(line, 0) + 1
+        chrome |= {(app_name, line) for line, count in counts.items() if count * 2 >= len(frame_lines)}
+    return chrome
+
+
+def snippet_pick(*, app_name: str, lines: tuple[str, ...], chrome: set[tuple[str, str]]) -> str:
+    """The frame's text without its app's chrome lines (all of it when that leaves nothing),
+    cut to MAX_OCR_CHARS_PER_FRAME: what the frame shows that its neighbours do not."""
+    content = [line for line in lines if (app_name, line) not in chrome] or list(lines)
+    return ocr_truncate(text=" ".join(content))
+
+
+@dataclass(frozen=True)
+class Sample:
+    frames: list[SampledFrame]
+    frames_in_range: int
+
+
 def frames_sample_retrieve(*, filters: SearchFilters, max_frames: int = MAX_FRAMES) -> list[SampledFrame]:
+    return sample_retrieve(filters=filters, max_frames=max_frames).frames
+
+
+def sample_retrieve(*, filters: SearchFilters, max_frames: int = MAX_FRAMES) -> Sample:
     """The one bounded retrieval of a summary: every frame of [start_time, end_time) that
     matches the filters is sampled, then the sampled ones are read with their OCR snippet."""
     rows = [
@@ -134,7 +174,10 @@ def frames_sample_retrieve(*, filters: SearchFilters, max_frames: int = MAX_FRAM
         "id", "timestamp", "app_name", "window_name", "browser_url", "focused", "ocr__text"
     )
     by_id = {detail["id"]: detail for detail in details}
-    return [
+    present = [row for row in sampled if row.frame_id in by_id]
+    lines = {row.frame_id: _lines(by_id[row.frame_id]["ocr__text"] or "") for row in present}
+    chrome = chrome_lines([(by_id[row.frame_id]["app_name"], lines[row.frame_id]) for row in present])
+    frames = [
         SampledFrame(
             frame_id=row.frame_id,
             timestamp=row.timestamp,
@@ -142,8 +185,9 @@ def frames_sample_retrieve(*, filters: SearchFilters, max_frames: int = MAX_FRAM
             window_name=by_id[row.frame_id]["window_name"],
             browser_url=by_id[row.frame_id]["browser_url"],
             focused=by_id[row.frame_id]["focused"],
-            ocr_snippet=ocr_truncate(text=by_id[row.frame_id]["ocr__text"] or ""),
+            ocr_snippet=snippet_pick(app_name=by_id[row.frame_id]["app_name"], lines=lines[row.frame_id], chrome=chrome),
+            ocr_lines=lines[row.frame_id],
         )
-        for row in sampled
-        if row.frame_id in by_id
+        for row in present
     ]
+    return Sample(frames=frames, frames_in_range=len(rows))

@@ -8,6 +8,7 @@ from django.shortcuts import redirect
 from ninja import NinjaAPI
 from ninja.errors import AuthenticationError, HttpError, ValidationError
 
+from chat.api import router as chat_router
 from frames.api import router as frames_router
 from myrecall.auth import API_AUTH, BearerToken
 from myrecall.errors import ApplicationError, error_body
@@ -37,11 +38,12 @@ api = NinjaAPI(
     auth=API_AUTH,
     docs_url="/docs",
     docs_decorator=_docs_auth,
-    description="Local screen memory: ingest frames, read their text, search them. "
+    description="Local screen memory: ingest frames, read their text, search them, and ask for summaries of a time range with evidence. "
     "Send `Authorization: Bearer <token>` (create one with `manage.py token_create NAME`).",
 )
 api.add_router("/", frames_router)
 api.add_router("/", search_router)
+api.add_router("/", chat_router)
 
 
 @api.exception_handler(ApplicationError)

@@ -13,7 +13,6 @@ from chat.sampling import (
     ocr_truncate,
 )
 from search.selectors import SearchFilters, search_browse
-from tests.search.conftest import frame_make  # noqa: F401 (a fixture; belongs in tests/conftest.py)
 
 T0 = datetime(2026, 11, 22, 9, 0, tzinfo=dt_timezone.utc)
 

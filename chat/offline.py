@@ -1,0 +1,182 @@
+"""The built-in summariser: answers from the sampled frames when no LLM is configured.
+
+Consecutive frames of one app form an activity span; each span becomes one line with its
+local start and end, the app, its windows or pages, a few phrases of what was on screen,
+and citations of the frames that show them. Times are "about": sampling sees at most two
+frames per bucket, so a span is as exact as the bucket width.
+"""
+
+import re
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from urllib.parse import urlsplit
+from zoneinfo import ZoneInfo
+
+from chat.sampling import SampledFrame, chrome_lines
+
+MODEL_NAME = "offline"
+MAX_WINDOWS_PER_SPAN = 3
+MAX_PHRASES_PER_SPAN = 2
+MAX_CITATIONS_PER_LINE = 3
+MAX_PHRASE_CHARS = 70
+IDLE_CREDIT_S = 60  # time credited to a frame whose next sampled frame is further than a bucket away
+
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]()#+!<>|~])")
+
+
+def md_escape(text: str) -> str:
+    return _MD_SPECIAL.sub(r"\\\1", text)
+
+
+def citation(frame: SampledFrame, zone: ZoneInfo) -> str:
+    return f"[{frame.timestamp.astimezone(zone):%H:%M}](myrecall://frame/{frame.frame_id})"
+
+
+def duration_text(seconds: float) -> str:
+    minutes = round(seconds / 60)
+    if minutes < 1:
+        return "under a minute"
+    if minutes < 60:
+        return f"{minutes} min"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours} h {minutes} min" if minutes else f"{hours} h"
+
+
+@dataclass
+class Span:
+    app_name: str
+    frames: list[SampledFrame] = field(default_factory=list)
+    end: datetime | None = None
+    seconds: float = 0.0
+
+    @property
+    def start(self) -> datetime:
+        return self.frames[0].timestamp
+
+
+def spans_build(*, frames: list[SampledFrame], bucket_seconds: float, range_end: datetime) -> list[Span]:
+    """Consecutive frames of the same app, each with the time credited to it: the gap to the
+    next sampled frame when it is at most a bucket, else IDLE_CREDIT_S (nothing was captured)."""
+    spans: list[Span] = []
+    for index, frame in enumerate(frames):
+        following = frames[index + 1].timestamp if index + 1 < len(frames) else None
+        gap = (following - frame.timestamp).total_seconds() if following else None
+        if gap is not None and gap <= bucket_seconds:
+            credit, end = gap, following
+        else:
+            credit = min(IDLE_CREDIT_S, (range_end - frame.timestamp).total_seconds())
+            end = frame.timestamp + timedelta(seconds=max(credit, 0))
+        if not spans or spans[-1].app_name != frame.app_name:
+            spans.append(Span(app_name=frame.app_name))
+        spans[-1].frames.append(frame)
+        spans[-1].seconds += max(credit, 0)
+        spans[-1].end = end
+    return spans
+
+
+def _place(frame: SampledFrame) -> str:
+    """What the window showed: its title, with the site for a browser page."""
+    title = frame.window_name.strip()
+    host = urlsplit(frame.browser_url).hostname if frame.browser_url else ""
+    if host and host.removeprefix("www.") not in title.lower():
+        return f"{title} ({host.removeprefix('www.')})" if title else host.removeprefix("www.")
+    return title
+
+
+def _phrase_score(line: str) -> tuple[int, int]:
+    letters = sum(ch.isalpha() for ch in line)
+    return (letters >= 8 and letters * 2 >= len(line), min(len(line), MAX_PHRASE_CHARS))
+
+
+def _phrases(span: Span, chrome: set[tuple[str, str]]) -> list[tuple[str, SampledFrame]]:
+    """Up to MAX_PHRASES_PER_SPAN content lines of the span and the frame each came from:
+    not chrome, not a window title, wordy before short."""
+    titles = {frame.window_name.strip().lower() for frame in span.frames}
+    seen: set[str] = set()
+    candidates = []
+    for order, frame in enumerate(span.frames):
+        for line in frame.ocr_lines:
+            key = line.lower()
+            if (span.app_name, line) in chrome or key in titles or key in seen or len(line) < 4:
+                continue
+            seen.add(key)
+            candidates.append((_phrase_score(line), -order, line, frame))
+    candidates.sort(key=lambda item: (item[0], item[1]), reverse=True)
+    picked = []
+    for _score, _order, line, frame in candidates:
+        if len(picked) == MAX_PHRASES_PER_SPAN:
+            break
+        if any(line.lower() in other.lower() or other.lower() in line.lower() for other, _ in picked):
+            continue
+        cut = line if len(line) <= MAX_PHRASE_CHARS else line[: MAX_PHRASE_CHARS - 1].rstrip() + "…"
+        picked.append((cut, frame))
+    return picked
+
+
+def _span_line(span: Span, chrome: set[tuple[str, str]], zone: ZoneInfo) -> str:
+    places: list[str] = []
+    for frame in span.frames:
+        place = _place(frame)
+        if place and place not in places:
+            places.append(place)
+    phrases = _phrases(span, chrome)
+    cited = [span.frames[0]] + [frame for _, frame in phrases] + [span.frames[-1]]
+    unique = list({frame.frame_id: frame for frame in cited}.values())[:MAX_CITATIONS_PER_LINE]
+    unique.sort(key=lambda frame: (frame.timestamp, frame.frame_id))
+    start, end = span.start.astimezone(zone), span.end.astimezone(zone)
+    parts = [f"**{start:%H:%M}–{end:%H:%M} · {md_escape(span.app_name or 'Unknown app')}**"]
+    if places:
+        shown = ", ".join(f"*{md_escape(place)}*" for place in places[:MAX_WINDOWS_PER_SPAN])
+        more = len(places) - MAX_WINDOWS_PER_SPAN
+        parts.append(shown + (f" and {more} more" if more > 0 else ""))
+    if phrases:
+        parts.append("; ".join(f"“{md_escape(text)}”" for text, _ in phrases))
+    return "- " + ": ".join(parts[:2]) + ("; " + parts[2] if len(parts) > 2 else "") + " " + " ".join(
+        citation(frame, zone) for frame in unique
+    )
+
+
+def offline_summarise(
+    *,
+    frames: list[SampledFrame],
+    start_time: datetime,
+    end_time: datetime,
+    zone: ZoneInfo,
+    bucket_seconds: float,
+    frames_in_range: int,
+) -> str:
+    """A grounded markdown summary of the sampled frames: an overview of where the time went,
+    then one cited line per activity span. `frames` must be non-empty and in time order."""
+    spans = spans_build(frames=frames, bucket_seconds=bucket_seconds, range_end=end_time)
+    chrome = chrome_lines([(frame.app_name, frame.ocr_lines) for frame in frames])
+    per_app: dict[str, float] = {}
+    first_of_app: dict[str, SampledFrame] = {}
+    for span in spans:
+        per_app[span.app_name] = per_app.get(span.app_name, 0.0) + span.seconds
+        first_of_app.setdefault(span.app_name, span.frames[0])
+    ranked = sorted(per_app.items(), key=lambda item: -item[1])
+    local_start, local_end = start_time.astimezone(zone), end_time.astimezone(zone)
+    range_text = f"{local_start:%a %d %b %H:%M}–{local_end:%H:%M}" if local_start.date() == local_end.date() else (
+        f"{local_start:%a %d %b %H:%M} – {local_end:%a %d %b %H:%M}"
+    )
+    sampled_note = (
+        f"{frames_in_range} screenshots were captured; this summary reads {len(frames)} of them, spread evenly."
+        if frames_in_range > len(frames)
+        else f"{frames_in_range} screenshot{'s' if frames_in_range != 1 else ''} captured."
+    )
+    top = ranked[:3]
+    overview = ", ".join(
+        f"**{md_escape(app or 'Unknown app')}** (about {duration_text(seconds)}) {citation(first_of_app[app], zone)}"
+        for app, seconds in top
+    )
+    others = len(ranked) - len(top)
+    lines = [
+        f"{range_text} ({zone.key}): {sampled_note}",
+        "",
+        f"Most time went to {overview}" + (f", and {others} other app{'s' if others != 1 else ''}." if others else "."),
+        "",
+        "**Activity**",
+        "",
+    ]
+    lines += [_span_line(span, chrome, zone) for span in spans]
+    return "\n".join(lines)
