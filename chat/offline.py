@@ -88,7 +88,7 @@ def _phrase_score(line: str) -> tuple[int, int]:
     return (letters >= 8 and letters * 2 >= len(line), min(len(line), MAX_PHRASE_CHARS))
 
 
-def _phrases(span: Span, chrome: set[tuple[str, str]]) -> list[tuple[str, SampledFrame]]:
+def _phrases(span: Span, chrome: set[str]) -> list[tuple[str, SampledFrame]]:
     """Up to MAX_PHRASES_PER_SPAN content lines of the span and the frame each came from:
     not chrome, not a window title, wordy before short."""
     titles = {frame.window_name.strip().lower() for frame in span.frames}
@@ -97,7 +97,7 @@ def _phrases(span: Span, chrome: set[tuple[str, str]]) -> list[tuple[str, Sample
     for order, frame in enumerate(span.frames):
         for line in frame.ocr_lines:
             key = line.lower()
-            if (span.app_name, line) in chrome or key in titles or key in seen or len(line) < 4:
+            if line in chrome or key in titles or key in seen or len(line) < 4:
                 continue
             seen.add(key)
             candidates.append((_phrase_score(line), -order, line, frame))
@@ -113,7 +113,7 @@ def _phrases(span: Span, chrome: set[tuple[str, str]]) -> list[tuple[str, Sample
     return picked
 
 
-def _span_line(span: Span, chrome: set[tuple[str, str]], zone: ZoneInfo) -> str:
+def _span_line(span: Span, chrome: set[str], zone: ZoneInfo) -> str:
     places: list[str] = []
     for frame in span.frames:
         place = _place(frame)
@@ -148,7 +148,7 @@ def offline_summarise(
     """A grounded markdown summary of the sampled frames: an overview of where the time went,
     then one cited line per activity span. `frames` must be non-empty and in time order."""
     spans = spans_build(frames=frames, bucket_seconds=bucket_seconds, range_end=end_time)
-    chrome = chrome_lines([(frame.app_name, frame.ocr_lines) for frame in frames])
+    chrome = chrome_lines([(frame.app_name, frame.window_name, frame.ocr_lines) for frame in frames])
     per_app: dict[str, float] = {}
     first_of_app: dict[str, SampledFrame] = {}
     for span in spans:

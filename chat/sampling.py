@@ -125,28 +125,32 @@ def _lines(text: str) -> tuple[str, ...]:
     return tuple(line for line in (" ".join(raw.split()) for raw in text.splitlines()) if line)
 
 
-def chrome_lines(frames: list[tuple[str, tuple[str, ...]]]) -> set[tuple[str, str]]:
-    """(app, line) pairs that are window chrome rather than content: a line seen on at least
-    half of an app's frames, when the app has at least 3 (menu bars, tab strips, toolbars)."""
-    per_app: dict[str, list[tuple[str, ...]]] = {}
-    for app_name, lines in frames:
-        per_app.setdefault(app_name, []).append(lines)
+def chrome_lines(frames: list[tuple[str, str, tuple[str, ...]]]) -> set[str]:
+    """Lines that are window chrome rather than content (menu bars, tab strips, toolbars, a
+    clock): seen in at least two different windows, and on at least a third of the frames of
+    the apps they appear in. `frames` holds (app, window, lines) per frame."""
+    frames_per_app: dict[str, int] = {}
+    windows: dict[str, set[tuple[str, str]]] = {}
+    counts: dict[str, int] = {}
+    for app_name, window_name, lines in frames:
+        frames_per_app[app_name] = frames_per_app.get(app_name, 0) + 1
+        for line in set(lines):
+            windows.setdefault(line, set()).add((app_name, window_name))
+            counts[line] = counts.get(line, 0) + 1
     chrome = set()
-    for app_name, frame_lines in per_app.items():
-        if len(frame_lines) < 3:
+    for line, seen_in in windows.items():
+        if len(seen_in) < 2:
             continue
-        counts: dict[str, int] = {}
-        for lines in frame_lines:
-            for line in set(lines):
-                counts[line] = counts.get(line, 0) + 1
-        chrome |= {(app_name, line) for line, count in counts.items() if count * 2 >= len(frame_lines)}
+        app_frames = sum(frames_per_app[app] for app in {app for app, _ in seen_in})
+        if counts[line] * 3 >= app_frames:
+            chrome.add(line)
     return chrome
 
 
-def snippet_pick(*, app_name: str, lines: tuple[str, ...], chrome: set[tuple[str, str]]) -> str:
-    """The frame's text without its app's chrome lines (all of it when that leaves nothing),
-    cut to MAX_OCR_CHARS_PER_FRAME: what the frame shows that its neighbours do not."""
-    content = [line for line in lines if (app_name, line) not in chrome] or list(lines)
+def snippet_pick(*, lines: tuple[str, ...], chrome: set[str]) -> str:
+    """The frame's text without chrome lines (all of it when that leaves nothing), cut to
+    MAX_OCR_CHARS_PER_FRAME: what the frame shows rather than the frame around it."""
+    content = [line for line in lines if line not in chrome] or list(lines)
     return ocr_truncate(text=" ".join(content))
 
 
@@ -176,7 +180,9 @@ def sample_retrieve(*, filters: SearchFilters, max_frames: int = MAX_FRAMES) -> 
     by_id = {detail["id"]: detail for detail in details}
     present = [row for row in sampled if row.frame_id in by_id]
     lines = {row.frame_id: _lines(by_id[row.frame_id]["ocr__text"] or "") for row in present}
-    chrome = chrome_lines([(by_id[row.frame_id]["app_name"], lines[row.frame_id]) for row in present])
+    chrome = chrome_lines(
+        [(by_id[row.frame_id]["app_name"], by_id[row.frame_id]["window_name"], lines[row.frame_id]) for row in present]
+    )
     frames = [
         SampledFrame(
             frame_id=row.frame_id,
@@ -185,7 +191,7 @@ def sample_retrieve(*, filters: SearchFilters, max_frames: int = MAX_FRAMES) -> 
             window_name=by_id[row.frame_id]["window_name"],
             browser_url=by_id[row.frame_id]["browser_url"],
             focused=by_id[row.frame_id]["focused"],
-            ocr_snippet=snippet_pick(app_name=by_id[row.frame_id]["app_name"], lines=lines[row.frame_id], chrome=chrome),
+            ocr_snippet=snippet_pick(lines=lines[row.frame_id], chrome=chrome),
             ocr_lines=lines[row.frame_id],
         )
         for row in present

@@ -1,0 +1,214 @@
+"""Summary-mode chat end to end below the API: retrieval, the offline summariser, citation
+validation and what is stored."""
+
+import re
+from html.parser import HTMLParser
+from datetime import datetime, timedelta
+from datetime import timezone as dt_timezone
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from chat.models import ChatMessage, ChatRole, ChatStatus, Citation, DroppedReason
+from chat.services import ChatQuery, chat_answer, citations_validate, context_pack, system_prompt_build
+from chat.sampling import sample_retrieve
+from frames.models import Frame
+from search.selectors import SearchFilters
+
+pytestmark = pytest.mark.django_db
+
+
+class HtmlTags(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.seen: set[str] = set()
+        self.attributes: set[str] = set()
+
+    def handle_starttag(self, tag, attrs):
+        self.seen.add(tag)
+        self.attributes |= {name for name, _ in attrs}
+
+BERLIN = ZoneInfo("Europe/Berlin")
+# 14:00 Berlin on a winter day is 13:00 UTC.
+T0 = datetime(2026, 11, 20, 13, 0, tzinfo=dt_timezone.utc)
+CITE = re.compile(r"myrecall://frame/(\d+)")
+
+APPS = [
+    ("Code", "report.py — analytics", "", ["def quarterly_totals(rows):", "return sum(r.amount for r in rows)"]),
+    ("Firefox", "Pandas groupby — Mozilla Firefox", "https://pandas.pydata.org/docs/groupby", ["Group by: split-apply-combine", "DataFrame.groupby(by=None)"]),
+    ("Slack", "#finance — Slack", "", ["Anna: can you send the Q3 numbers?", "me: on it, after lunch"]),
+]
+
+
+def query(start: datetime, end: datetime, message="Summarise what I did", **filters) -> ChatQuery:
+    return ChatQuery(
+        message=message,
+        filters=SearchFilters(start_time=start.timestamp(), end_time=end.timestamp(), **filters),
+        zone=BERLIN,
+    )
+
+
+@pytest.fixture
+def day(frame_make):
+    """Three hours (14:00–17:00 Berlin) at one frame a minute, cycling Code, Firefox and Slack
+    every 20 minutes, each screen with a menu bar (chrome) and changing content."""
+    ids = []
+    for minute in range(180):
+        app, window, url, content = APPS[(minute // 20) % 3]
+        text = "\n".join(["File Edit View Window Help", *content, f"status line {minute}"])
+        ids.append(frame_make(text, at=(T0 + timedelta(minutes=minute)).timestamp(), app_name=app, window_name=window, browser_url=url))
+    return ids
+
+
+def test_offline_summary_of_three_hours_cites_real_frames_on_every_activity_line(day):
+    payload = chat_answer(query=query(T0, T0 + timedelta(hours=3)))
+
+    answer = payload["answer_md"]
+    assert payload["model"] == "offline" and payload["status"] == "done"
+    assert payload["frames_in_range"] == 180 and payload["frames_sampled"] == 72
+    activity = [line for line in answer.splitlines() if line.startswith("- ")]
+    # Nine 20-minute spans, in order, each with its local times, app and window.
+    assert len(activity) == 9
+    assert activity[0].startswith("- **14:00–14:20 · Code**: *report.py — analytics*")
+    assert "Firefox" in activity[1] and "pandas.pydata.org" in activity[1] and "Slack" in activity[2]
+    assert all(CITE.search(line) for line in activity)
+    assert "quarterly\\_totals" in answer or "quarterly_totals" in answer
+    # Window chrome is never quoted as what the person did.
+    assert "File Edit View" not in answer
+    # Every cited id is a sampled frame of the range, listed once in the evidence in time order.
+    cited = {int(i) for i in CITE.findall(answer)}
+    evidence_ids = [item["frame_id"] for item in payload["evidence"]]
+    assert cited == set(evidence_ids) and evidence_ids == sorted(evidence_ids)
+    assert cited <= set(day)
+    first = payload["evidence"][0]
+    assert first["local_time"] == "2026-11-20T14:00:00+01:00" and first["app_name"] == "Code"
+    assert first["frame_url"] == f"/api/v1/frames/{first['frame_id']}"
+    assert first["viewer_url"].startswith(f"/frames/{first['frame_id']}/view?hl=")
+    assert "File Edit View" not in first["ocr_snippet"] and "quarterly_totals" in first["ocr_snippet"]
+    assert payload["dropped"] == []
+
+
+def test_offline_summary_overview_gives_time_per_app(day):
+    answer = chat_answer(query=query(T0, T0 + timedelta(hours=3)))["answer_md"]
+
+    overview = next(line for line in answer.splitlines() if line.startswith("Most time went to"))
+    assert "**Code** (about 1 h)" in overview and "**Firefox** (about 1 h)" in overview
+    assert "180 screenshots were captured; this summary reads 72 of them" in answer
+
+
+def test_the_answer_and_its_citations_are_stored(day):
+    payload = chat_answer(query=query(T0, T0 + timedelta(hours=1)))
+
+    reply = ChatMessage.objects.get(id=payload["message_id"])
+    assert reply.role == ChatRole.ASSISTANT and reply.status == ChatStatus.DONE
+    assert reply.content == payload["answer_md"] and reply.model_name == "offline"
+    assert reply.timezone == "Europe/Berlin" and reply.start_time == T0
+    assert reply.total_ms is not None and reply.retrieval_ms is not None
+    question = reply.session.messages.get(role=ChatRole.USER)
+    assert question.content == "Summarise what I did"
+    citations = Citation.objects.filter(message=reply)
+    assert {c.frame_id_cited for c in citations} == {e["frame_id"] for e in payload["evidence"]}
+    assert all(c.valid and c.frame_id == c.frame_id_cited and c.snippet for c in citations)
+    assert reply.session.title == "Summarise what I did"
+
+
+def test_a_follow_up_continues_the_session(day):
+    first = chat_answer(query=query(T0, T0 + timedelta(hours=1)))
+    follow = ChatQuery(
+        message="And the next hour?",
+        filters=SearchFilters(start_time=(T0 + timedelta(hours=1)).timestamp(), end_time=(T0 + timedelta(hours=2)).timestamp()),
+        zone=BERLIN,
+        session_id=first["session_id"],
+    )
+    second = chat_answer(query=follow)
+    assert second["session_id"] == first["session_id"]
+    assert ChatMessage.objects.filter(session_id=first["session_id"]).count() == 4
+
+
+def test_an_empty_range_says_plainly_that_nothing_was_captured(day):
+    start = T0 + timedelta(hours=5)
+    payload = chat_answer(query=query(start, start + timedelta(hours=1)))
+
+    assert payload["evidence"] == [] and payload["frames_in_range"] == 0
+    assert payload["answer_md"] == (
+        "Nothing was captured between Fri 20 Nov 19:00 and Fri 20 Nov 20:00 (Europe/Berlin), so there is nothing to summarise."
+    )
+
+
+def test_filters_narrow_the_summary_to_one_app(day):
+    payload = chat_answer(query=query(T0, T0 + timedelta(hours=3), app_name="slack"))
+    assert {item["app_name"] for item in payload["evidence"]} == {"Slack"}
+    assert payload["frames_in_range"] == 60
+
+
+def test_validation_keeps_real_frames_and_drops_the_rest_with_a_reason(day, frame_make):
+    outside = frame_make("yesterday", at=(T0 - timedelta(days=1)).timestamp())
+    in_range_not_given = day[10]
+    given = {day[0], day[1]}
+    text = (
+        f"You wrote code [14:00](myrecall://frame/{day[0]}) and [09:99](myrecall://frame/{day[1]}), "
+        f"read docs [14:10](myrecall://frame/{in_range_not_given}), "
+        f"planned [yesterday](myrecall://frame/{outside}) and met [12:00](myrecall://frame/999999). "
+        f"Also myrecall://frame/{day[0]} again."
+    )
+
+    result = citations_validate(
+        answer_md=text, context_ids=given, start_time=T0, end_time=T0 + timedelta(hours=3), zone=BERLIN
+    )
+
+    reasons = {c.frame_id: (c.valid, c.reason) for c in result.citations}
+    assert reasons == {
+        day[0]: (True, ""),
+        day[1]: (True, ""),
+        in_range_not_given: (False, DroppedReason.NOT_IN_CONTEXT),
+        outside: (False, DroppedReason.OUTSIDE_RANGE),
+        999999: (False, DroppedReason.NOT_FOUND),
+    }
+    # Dropped links are gone from the text; a wrong clock label is corrected to the frame's time.
+    assert result.answer_md == (
+        f"You wrote code [14:00](myrecall://frame/{day[0]}) and [14:01](myrecall://frame/{day[1]}), "
+        f"read docs, planned and met. Also [14:00](myrecall://frame/{day[0]}) again."
+    )
+    assert result.valid_ids == [day[0], day[1]]
+
+
+def test_validation_reads_viewer_and_api_links_as_citations_too(day):
+    text = f"Edited [the report](/frames/{day[0]}/view) and [x](/api/v1/frames/{day[2]})."
+    result = citations_validate(answer_md=text, context_ids={day[0]}, start_time=T0, end_time=T0 + timedelta(hours=1), zone=BERLIN)
+    assert result.answer_md == f"Edited [the report](myrecall://frame/{day[0]}) and."
+    assert [c.reason for c in result.citations if not c.valid] == [DroppedReason.NOT_IN_CONTEXT]
+
+
+def test_context_and_prompt_carry_the_frames_times_and_rules(day):
+    sample = sample_retrieve(filters=SearchFilters(start_time=T0.timestamp(), end_time=(T0 + timedelta(minutes=3)).timestamp()))
+    packed = context_pack(frames=sample.frames, zone=BERLIN, frames_in_range=sample.frames_in_range)
+    assert packed.splitlines()[0] == "All 3 frames captured in the range, oldest first."
+    assert f"frame {day[0]} | 14:00:00 | app: Code | window: report.py — analytics | focused" in packed
+    # One window only: nothing to tell its menu bar from content, so the snippet keeps it.
+    assert "  text: File Edit View Window Help def quarterly_totals(rows): return sum(r.amount for r in rows) status line 0" in packed
+
+    prompt = system_prompt_build(now=T0 + timedelta(hours=4), zone=BERLIN, start_time=T0, end_time=T0 + timedelta(hours=3))
+    assert "Current time: 2026-11-20T18:00:00+01:00 (Europe/Berlin, UTC+01:00)" in prompt
+    assert "2026-11-20 14:00 to 2026-11-20 17:00 (Europe/Berlin)" in prompt
+    assert "[HH:MM](myrecall://frame/ID)" in prompt and "Never invent" in prompt
+
+
+def test_html_in_screen_text_is_escaped_in_the_rendered_answer(frame_make):
+    frame_make('<img src=x onerror="alert(1)"> <script>alert(2)</script>', at=T0.timestamp(), window_name="<b>evil</b>")
+    payload = chat_answer(query=query(T0, T0 + timedelta(minutes=5)))
+    html = payload["answer_html"]
+    tags = HtmlTags()
+    tags.feed(html)
+    assert tags.seen <= {"p", "strong", "em", "ul", "li", "a"}
+    assert all(not name.startswith("on") for name in tags.attributes)
+    assert "&lt;b&gt;evil&lt;/b&gt;" in html and "&lt;script&gt;alert(2)&lt;/script&gt;" in html
+
+
+def test_deleted_frames_never_come_back_as_evidence(day):
+    payload = chat_answer(query=query(T0, T0 + timedelta(minutes=10)))
+    Frame.objects.filter(id=payload["evidence"][0]["frame_id"]).delete()
+    from chat.selectors import chat_session_detail
+
+    detail = chat_session_detail(session_id=payload["session_id"])
+    shown = [item["frame_id"] for item in detail["messages"][1]["evidence"]]
+    assert payload["evidence"][0]["frame_id"] not in shown and len(shown) == len(payload["evidence"]) - 1
