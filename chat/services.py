@@ -265,7 +265,7 @@ def chat_answer_stream(*, query: ChatQuery) -> Iterator[tuple[str, dict]]:
             "end_time": end_time,
             "timezone": zone.key,
         }
-        ChatMessage.objects.create(role=ChatRole.USER, content=query.message, status=ChatStatus.DONE, **common)
+        asked = ChatMessage.objects.create(role=ChatRole.USER, content=query.message, status=ChatStatus.DONE, **common)
         reply = ChatMessage.objects.create(
             role=ChatRole.ASSISTANT,
             status=ChatStatus.STREAMING,
@@ -293,7 +293,7 @@ def chat_answer_stream(*, query: ChatQuery) -> Iterator[tuple[str, dict]]:
         elif llm.llm_configured():
             messages = [
                 {"role": "system", "content": system_prompt_build(now=timezone.now(), zone=zone, start_time=start_time, end_time=end_time)},
-                *_history(session, reply.id),
+                *_history(session, asked.id),
                 {
                     "role": "user",
                     "content": context_pack(frames=frames, zone=zone, frames_in_range=frames_in_range)

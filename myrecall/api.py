@@ -51,12 +51,17 @@ def _application_error(request, exc: ApplicationError):
     return api.create_response(request, error_body(exc.message, exc.extra), status=exc.status_code)
 
 
+def _field(loc: list) -> str | None:
+    """("body", "payload", "message") -> "message"; ("query", "limit") -> "limit"."""
+    parts = [str(part) for part in loc[1:]]
+    if loc and loc[0] == "body" and len(parts) > 1:
+        parts = parts[1:]
+    return ".".join(parts) or None
+
+
 @api.exception_handler(ValidationError)
 def _validation_error(request, exc: ValidationError):
-    errors = [
-        {"field": ".".join(str(p) for p in err.get("loc", [])[1:]) or None, "error": err.get("msg", "")}
-        for err in exc.errors
-    ]
+    errors = [{"field": _field(err.get("loc", [])), "error": err.get("msg", "")} for err in exc.errors]
     fields = ", ".join(e["field"] or "input" for e in errors)
     return api.create_response(request, error_body(f"Invalid input: {fields}.", {"errors": errors}), status=400)
 
