@@ -67,3 +67,39 @@ def boxes_matching(*, lines: list[dict], q: str) -> list[list[int]]:
         if box not in unique:
             unique.append(box)
     return unique
+
+
+ELLIPSIS = "…"
+# A cut last line shorter than this could start many lines by chance.
+MIN_FRAGMENT_CHARS = 4
+
+
+def boxes_of_snippet(*, lines: list[dict], snippet: str) -> list[list[int]]:
+    """The boxes of the OCR lines a chat evidence snippet was made of. A snippet is the frame's
+    lines joined by single spaces (some may be left out) and, past its length, cut and ended
+    with "…": a line is in it when it appears whole between spaces, or when the cut fragment
+    at its end (at least MIN_FRAGMENT_CHARS long) is the line's start."""
+    text = " ".join(snippet.split())
+    cut = text.endswith(ELLIPSIS)
+    if cut:
+        text = text[: -len(ELLIPSIS)].rstrip()
+    if not text:
+        return []
+    spaced = f" {text} "
+    boxes: list[list[int]] = []
+    for line in lines:
+        line_text = " ".join(line.get("t", "").split())
+        if not line_text:
+            continue
+        found = f" {line_text} " in spaced or (cut and _starts_with_cut_fragment(line_text, text))
+        if found and list(line["b"]) not in boxes:
+            boxes.append(list(line["b"]))
+    return boxes
+
+
+def _starts_with_cut_fragment(line_text: str, text: str) -> bool:
+    """Whether text ends with the start of line_text, that start beginning at a line join."""
+    for size in range(min(len(line_text), len(text)), MIN_FRAGMENT_CHARS - 1, -1):
+        if text.endswith(line_text[:size]) and (size == len(text) or text[-size - 1] == " "):
+            return True
+    return False

@@ -8,10 +8,14 @@ from django.views.decorators.vary import vary_on_headers
 
 from frames import selectors, thumbnails, timeline
 from frames.api import IMAGE_CACHE_SECONDS, frame_image_response
-from frames.highlight import boxes_matching
+from frames.highlight import boxes_matching, boxes_of_snippet
 from myrecall.auth import BearerToken
 from myrecall.errors import ApplicationError, NotFound, error_body
 from myrecall.timezones import day_bounds, local_time, request_timezone
+
+
+# Chat snippets are at most 160 characters; anything longer is cut, not an error.
+MAX_SNIPPET_CHARS = 1000
 
 
 def _authenticated(request: HttpRequest) -> bool:
@@ -131,6 +135,8 @@ def frame_view(request: HttpRequest, frame_id: int):
     ocr = selectors.frame_ocr_get(frame=frame)
     before, after = selectors.frame_context(frame=frame, before=1, after=1)
     q = request.GET.get("q", "").strip()
+    # A chat answer's evidence link names the OCR text that backs its claim.
+    hl = " ".join(request.GET.get("hl", "").split())[:MAX_SNIPPET_CHARS]
     lines = ocr.lines if ocr else []
     context = {
         "frame": frame,
@@ -142,6 +148,8 @@ def frame_view(request: HttpRequest, frame_id: int):
         "q": q,
         "lines": [{"text": line["t"], "box": line["b"]} for line in lines],
         "highlights": boxes_matching(lines=lines, q=q) if q else [],
+        "hl": hl,
+        "evidence_boxes": boxes_of_snippet(lines=lines, snippet=hl) if hl else [],
         "permalink": request.build_absolute_uri(f"/frames/{frame.id}/view"),
         "color": timeline.app_color(frame.app_name),
     }

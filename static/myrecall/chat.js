@@ -1,0 +1,278 @@
+// The chat page. An answer streams as server-sent events read with fetch() from
+// POST /api/v1/chat, not over Channels: the page is one more client of the endpoint API clients
+// use, so there is one code path (range checks, citation validation, storage) for both.
+// Model text only ever goes in as textContent; the one HTML taken from the server is the
+// final answer_html, which chat/rendering.py has sanitised.
+(function () {
+  "use strict";
+  var root = document.getElementById("chat");
+  var form = document.getElementById("chat-form");
+  if (!root || !form) return;
+  var conversation = document.getElementById("conversation");
+  var formError = document.getElementById("chat-form-error");
+  var send = form.querySelector("button[type=submit]");
+  var textarea = form.elements.message;
+  var sessionId = root.dataset.sessionId ? Number(root.dataset.sessionId) : null;
+  var busy = false;
+
+  function pad(n) { return String(n).padStart(2, "0"); }
+  function hhmm(date) { return pad(date.getHours()) + ":" + pad(date.getMinutes()); }
+  function inputValue(date) {
+    return date.getFullYear() + "-" + pad(date.getMonth() + 1) + "-" + pad(date.getDate()) + "T" + hhmm(date);
+  }
+  function midnight(date, days) { return new Date(date.getFullYear(), date.getMonth(), date.getDate() + days); }
+  function dayLabel(date) {
+    return date.toLocaleDateString("en-GB", { weekday: "short", day: "numeric", month: "short" }).replace(",", "");
+  }
+  // "Mon 6 May 14:00–17:00", like the server's label of a stored question.
+  function rangeLabel(start, end) {
+    if (start.toDateString() === end.toDateString()) return dayLabel(start) + " " + hhmm(start) + "–" + hhmm(end);
+    return dayLabel(start) + " " + hhmm(start) + " – " + dayLabel(end) + " " + hhmm(end);
+  }
+
+  function preset() { return form.querySelector("input[name=preset]:checked").value; }
+
+  // The chosen range as [start, end] Dates, read at this moment in the browser's local time.
+  function chosenRange(now) {
+    switch (preset()) {
+      case "hour": return [new Date(now.getTime() - 3600 * 1000), now];
+      case "today": return [midnight(now, 0), now];
+      case "yesterday": return [midnight(now, -1), midnight(now, 0)];
+    }
+    var start = form.elements.start.value, end = form.elements.end.value;
+    return [start ? new Date(start) : null, end ? new Date(end) : now];
+  }
+
+  // A preset shows its range in the From/To fields; editing them means a custom range.
+  function showPreset() {
+    if (preset() === "custom") return;
+    var range = chosenRange(new Date());
+    form.elements.start.value = inputValue(range[0]);
+    form.elements.end.value = inputValue(range[1]);
+  }
+  form.addEventListener("change", function (event) {
+    if (event.target.name === "preset") showPreset();
+    if (event.target.name === "start" || event.target.name === "end") {
+      form.querySelector("input[name=preset][value=custom]").checked = true;
+    }
+  });
+  showPreset();
+
+  textarea.addEventListener("keydown", function (event) {
+    if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
+      event.preventDefault();
+      form.requestSubmit();
+    }
+  });
+
+  function fromTemplate(id) { return document.getElementById(id).content.firstElementChild.cloneNode(true); }
+
+  function setError(message) {
+    formError.textContent = message;
+    formError.hidden = !message;
+  }
+
+  form.addEventListener("submit", function (event) {
+    event.preventDefault();
+    if (busy) return;
+    var question = textarea.value.trim();
+    if (!question) return;
+    var range = chosenRange(new Date());
+    if (!range[0] || isNaN(range[0].getTime()) || isNaN(range[1].getTime())) return setError("Pick when the range starts.");
+    if (range[1] <= range[0]) return setError("The end of the range is before its start.");
+    setError("");
+    var body = {
+      message: question,
+      start_time: range[0].getTime() / 1000,
+      end_time: range[1].getTime() / 1000,
+      timezone: Intl.DateTimeFormat().resolvedOptions().timeZone,
+      mode: "summary",
+    };
+    if (sessionId) body.session_id = sessionId;
+    if (form.elements.app.value) body.app_name = form.elements.app.value;
+
+    var asked = fromTemplate("question-template");
+    asked.querySelector(".range").textContent = rangeLabel(range[0], range[1]) + (body.app_name ? " · " + body.app_name : "");
+    asked.querySelector(".question-text").textContent = question;
+    var answer = fromTemplate("answer-template");
+    conversation.append(asked, answer);
+    var intro = document.querySelector(".chat-intro");
+    if (intro) intro.remove();
+    answer.scrollIntoView({ block: "nearest" });
+    textarea.value = "";
+    setBusy(true);
+    ask(body, answer).finally(function () {
+      setBusy(false);
+      textarea.focus();
+    });
+  });
+
+  function setBusy(value) {
+    busy = value;
+    send.disabled = value;
+    send.textContent = value ? "Answering…" : "Send";
+    root.classList.toggle("busy", value);
+  }
+
+  async function ask(body, answer) {
+    var response;
+    try {
+      response = await fetch("/api/v1/chat", {
+        method: "POST",
+        credentials: "same-origin",
+        headers: {
+          "Content-Type": "application/json",
+          "Accept": "text/event-stream",
+          "X-CSRFToken": form.elements.csrfmiddlewaretoken.value,
+        },
+        body: JSON.stringify(body),
+      });
+    } catch (error) {
+      return fail(answer, "MyRecall could not be reached (" + error.message + ").");
+    }
+    var type = response.headers.get("Content-Type") || "";
+    if (!response.ok || type.indexOf("text/event-stream") !== 0) {
+      var message = "The question could not be sent (HTTP " + response.status + ").";
+      try {
+        var data = await response.json();
+        if (data && typeof data.message === "string") message = data.message;
+      } catch (error) { /* not JSON: keep the status line */ }
+      return fail(answer, message);
+    }
+    var finished = false;
+    try {
+      await readEvents(response.body, function (name, data) {
+        if (name === "start") started(answer, data);
+        else if (name === "delta") answer.querySelector(".streaming").textContent += data.text;
+        else if (name === "final") { finished = true; finish(answer, data); }
+        else if (name === "error") { finished = true; remember(data.session_id); fail(answer, data.message); }
+      });
+    } catch (error) {
+      if (!finished) { finished = true; fail(answer, "The answer broke off (" + error.message + ")."); }
+    }
+    if (!finished) fail(answer, "The answer stopped before it finished; ask again.");
+  }
+
+  // Server-sent events: blocks separated by a blank line, "event:" and "data:" fields,
+  // lines starting with ":" are keepalive comments.
+  async function readEvents(stream, onEvent) {
+    var reader = stream.pipeThrough(new TextDecoderStream()).getReader();
+    var buffer = "";
+    for (;;) {
+      var chunk = await reader.read();
+      if (chunk.done) break;
+      buffer += chunk.value;
+      var blocks = buffer.replace(/\r\n?/g, "\n").split("\n\n");
+      buffer = blocks.pop();
+      blocks.forEach(function (block) { dispatch(block, onEvent); });
+    }
+    if (buffer.trim()) dispatch(buffer, onEvent);
+  }
+
+  function dispatch(block, onEvent) {
+    var name = "message";
+    var data = [];
+    block.split("\n").forEach(function (line) {
+      if (!line || line[0] === ":") return;
+      var colon = line.indexOf(":");
+      var field = colon < 0 ? line : line.slice(0, colon);
+      var value = colon < 0 ? "" : line.slice(colon + 1).replace(/^ /, "");
+      if (field === "event") name = value;
+      else if (field === "data") data.push(value);
+    });
+    if (data.length) onEvent(name, JSON.parse(data.join("\n")));
+  }
+
+  function started(answer, data) {
+    remember(data.session_id);
+    answer.dataset.messageId = data.message_id;
+    answer.querySelector(".answer-meta").textContent = framesLine(data);
+  }
+
+  function framesLine(data) {
+    var read = data.frames_sampled < data.frames_in_range
+      ? data.frames_sampled + " of " + data.frames_in_range + " screens read"
+      : data.frames_in_range + " screen" + (data.frames_in_range === 1 ? "" : "s") + " read";
+    return [data.model, read].filter(Boolean).join(" · ");
+  }
+
+  // Follow-up questions continue this chat; the address opens it again.
+  function remember(id) {
+    if (!id || id === sessionId) return;
+    sessionId = id;
+    root.dataset.sessionId = String(id);
+    history.replaceState(null, "", "?session=" + encodeURIComponent(id));
+    var list = document.getElementById("session-list");
+    var empty = list.querySelector(".empty");
+    if (empty) empty.remove();
+    list.querySelectorAll("a[aria-current]").forEach(function (link) { link.removeAttribute("aria-current"); });
+    var link = document.createElement("a");
+    link.setAttribute("href", "?session=" + encodeURIComponent(id));
+    link.setAttribute("aria-current", "page");
+    var title = document.createElement("span");
+    title.className = "title";
+    title.textContent = conversation.querySelector(".question-text").textContent;
+    link.append(title);
+    var item = document.createElement("li");
+    item.append(link);
+    list.prepend(item);
+  }
+
+  function finish(answer, data) {
+    var body = answer.querySelector(".answer-body");
+    // Sanitised server-side (chat/rendering.py): the one HTML this page takes from the server.
+    body.innerHTML = data.answer_html;
+    if (data.dropped && data.dropped.length) {
+      var dropped = document.createElement("p");
+      dropped.className = "dropped";
+      dropped.textContent = droppedLine(data.dropped);
+      body.after(dropped);
+    }
+    if (data.evidence && data.evidence.length) {
+      var list = document.createElement("ul");
+      list.className = "evidence";
+      data.evidence.forEach(function (item) { list.append(evidenceItem(item)); });
+      answer.querySelector(".answer-meta").before(list);
+    }
+    answer.querySelector(".answer-meta").textContent = framesLine(data);
+  }
+
+  // "2 citations dropped: outside range", like the server's label.
+  function droppedLine(dropped) {
+    var counts = {};
+    dropped.forEach(function (item) { counts[item.reason] = (counts[item.reason] || 0) + 1; });
+    var reasons = Object.keys(counts).sort(function (a, b) { return counts[b] - counts[a]; });
+    return dropped.length + " citation" + (dropped.length === 1 ? "" : "s") + " dropped: " + reasons.join(", ");
+  }
+
+  // Only links into this site: an address from the data never becomes a javascript: link.
+  function localPath(url) { return typeof url === "string" && /^\/(?!\/)/.test(url) ? url : ""; }
+
+  function evidenceItem(item) {
+    var node = fromTemplate("evidence-template");
+    var link = node.querySelector("a");
+    var at = new Date(item.timestamp * 1000);
+    link.setAttribute("href", localPath(item.viewer_url));
+    link.setAttribute("data-frame-id", String(item.frame_id));
+    link.setAttribute("title", item.window_name || "");
+    node.querySelector("img").setAttribute("src", localPath(item.thumb_url));
+    node.querySelector("time").setAttribute("datetime", item.local_time);
+    node.querySelector("time").textContent = hhmm(at);
+    node.querySelector(".app").textContent = item.app_name || "unknown app";
+    return node;
+  }
+
+  function fail(answer, message) {
+    answer.classList.add("failed");
+    var body = answer.querySelector(".answer-body");
+    var partial = body.querySelector(".streaming");
+    var error = document.createElement("p");
+    error.className = "error";
+    error.textContent = message;
+    body.replaceChildren();
+    // What was written before it failed stays visible, as text.
+    if (partial && partial.textContent) body.append(partial);
+    body.append(error);
+    answer.querySelector(".answer-meta").textContent = "";
+  }
+})();
