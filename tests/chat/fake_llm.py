@@ -16,6 +16,7 @@ HANG_MID_STREAM = "hang_mid_stream"
 SLOW_STEADY = "slow_steady"
 HEARTBEATS_BEFORE_TEXT = "heartbeats_before_text"
 MALFORMED_STREAM = "malformed_stream"
+GATED = "gated"  # sends the first piece, then each next one only after release()
 
 
 class FakeLlm:
@@ -31,6 +32,7 @@ class FakeLlm:
         self.heartbeats = 0
         self.requests: list[dict] = []
         self._released = threading.Event()
+        self._gate = threading.Semaphore(0)
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
@@ -54,6 +56,11 @@ class FakeLlm:
             return self.pieces
         words = self.answer.split(" ")
         return [word if i == len(words) - 1 else word + " " for i, word in enumerate(words)]
+
+    def release(self, pieces: int = 1) -> None:
+        """Lets a GATED stream send `pieces` more pieces."""
+        for _ in range(pieces):
+            self._gate.release()
 
     def hang(self) -> None:
         self._released.wait(self.hang_s)
@@ -115,6 +122,8 @@ class FakeLlm:
                 for i, piece in enumerate(fake.answer_pieces()):
                     if behaviour == HANG_MID_STREAM and i == 1:
                         fake.hang()
+                        return
+                    if behaviour == GATED and i > 0 and not fake._gate.acquire(timeout=fake.hang_s):
                         return
                     if behaviour == SLOW_STEADY:
                         time.sleep(fake.chunk_interval_s)
