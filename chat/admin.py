@@ -67,7 +67,7 @@ class ChatMessageAdmin(ReadOnlyMixin, admin.ModelAdmin):
     list_display = ["id", "session", "role", "mode", "status", "created_at", "model_name", "total_ms"]
     list_filter = ["mode", "status", "role", ("created_at", admin.DateFieldListFilter)]
     list_select_related = ["session"]
-    search_fields = ["content"]
+    search_fields = ["content", "raw_content"]
     date_hierarchy = "created_at"
     fields = [
         "session",
@@ -75,6 +75,7 @@ class ChatMessageAdmin(ReadOnlyMixin, admin.ModelAdmin):
         "mode",
         "status",
         "content",
+        "raw_content",
         ("start_time", "end_time", "timezone"),
         "model_name",
         "error",

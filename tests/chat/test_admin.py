@@ -1,5 +1,6 @@
 from datetime import datetime
 from datetime import timezone as dt_timezone
+from zoneinfo import ZoneInfo
 
 import pytest
 from django.urls import reverse
@@ -94,3 +95,28 @@ def test_records_cannot_be_added_or_edited(admin_client, chat):
     admin_client.post(url, {"content": "rewritten"})
     chat["answer"].refresh_from_db()
     assert chat["answer"].content.startswith("You edited")
+
+
+def test_admin_shows_a_real_answer_with_what_it_dropped_and_why(admin_client, fake_llm, frame_make):
+    from datetime import timedelta
+
+    from chat.services import ChatQuery, chat_answer
+    from search.selectors import SearchFilters
+
+    kept = frame_make("Budget 2027 draft", at=AT.timestamp(), app_name="Sheets")
+    fake_llm.answer = f"You edited the budget [15:05](myrecall://frame/{kept}) and [15:06](myrecall://frame/{MISSING_FRAME_ID})."
+    payload = chat_answer(
+        query=ChatQuery(
+            message="what did I do",
+            filters=SearchFilters(start_time=AT.timestamp(), end_time=(AT + timedelta(hours=1)).timestamp()),
+            zone=ZoneInfo("Europe/Berlin"),
+        )
+    )
+
+    page = admin_client.get(reverse("admin:chat_chatmessage_change", args=[payload["message_id"]])).content.decode()
+    assert "not found" in page and str(MISSING_FRAME_ID) in page
+    assert f"/frames/{kept}/thumb" in page and "Budget 2027 draft" in page
+    # What the model wrote, including the dropped link, stays inspectable.
+    assert f"myrecall://frame/{MISSING_FRAME_ID}" in page
+    session_page = admin_client.get(reverse("admin:chat_chatsession_change", args=[payload["session_id"]]))
+    assert session_page.status_code == 200 and "what did I do" in session_page.content.decode()
