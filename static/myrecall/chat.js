@@ -212,6 +212,7 @@
     var title = document.createElement("span");
     title.className = "title";
     title.textContent = conversation.querySelector(".question-text").textContent;
+    document.getElementById("chat-title").textContent = title.textContent;
     link.append(title);
     var item = document.createElement("li");
     item.append(link);
