@@ -12,7 +12,7 @@ from datetime import datetime, timedelta
 from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo
 
-from chat.sampling import SampledFrame, chrome_lines
+from chat.sampling import SampledFrame, chrome_lines, ocr_truncate
 
 MODEL_NAME = "offline"
 MAX_WINDOWS_PER_SPAN = 3
@@ -144,6 +144,7 @@ def offline_summarise(
     zone: ZoneInfo,
     bucket_seconds: float,
     frames_in_range: int,
+    mentions: list[tuple[str, int, list[SampledFrame]]] | None = None,
 ) -> str:
     """A grounded markdown summary of the sampled frames: an overview of where the time went,
     then one cited line per activity span. `frames` must be non-empty and in time order."""
@@ -170,9 +171,10 @@ def offline_summarise(
         for app, seconds in top
     )
     others = len(ranked) - len(top)
-    lines = [
-        f"{range_text} ({zone.key}): {sampled_note}",
-        "",
+    lines = [f"{range_text} ({zone.key}): {sampled_note}", ""]
+    if mentions:
+        lines += mentions_section(mentions=mentions, zone=zone)
+    lines += [
         f"Most time went to {overview}" + (f", and {others} other app{'s' if others != 1 else ''}." if others else "."),
         "",
         "**Activity**",
@@ -180,3 +182,60 @@ def offline_summarise(
     ]
     lines += [_span_line(span, chrome, zone) for span in spans]
     return "\n".join(lines)
+
+
+# Words of a question that say what kind of answer is wanted, not what to look for.
+STOPWORDS = set(
+    """a about above after again all also am an and any are as at be been before being below between both but by can
+    could did do does doing done during each few for from further get got had has have having he her here hers him his
+    how i if in into is it its itself just last let me more most my myself no nor not now of off on once only or other
+    our out over own same she should so some such than that the their them then there these they this those through to
+    too under until up very was we were what when where which while who whom why will with would you your yours
+    today yesterday tonight morning afternoon evening hour hours minute minutes day week time times range period
+    summarise summarize summary summaries recap overview tell show list give describe explain happen happened
+    doing work worked working spend spent look looked looking see saw read reading use used using open opened
+    apps app application applications window windows thing things stuff please quick quickly short briefly brief
+    what's whats which where's anything something everything""".split()
+)
+MAX_TERMS = 3
+MAX_MENTIONS_PER_TERM = 4
+_QUOTED = re.compile(r"[\"“”「」『』]([^\"“”「」『』]{2,60})[\"“”「」『』]")
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_.\-]{2,}")
+
+
+def question_terms(question: str) -> list[str]:
+    """What a question asks to find: its quoted phrases (any language), then its English words
+    that are not about the answer's form ("summarise", "today", "what"...), at most MAX_TERMS."""
+    terms = [phrase.strip() for phrase in _QUOTED.findall(question) if phrase.strip()]
+    rest = _QUOTED.sub(" ", question)
+    for word in _WORD.findall(rest):
+        word = word.strip(".-")
+        if len(word) >= 3 and word.lower() not in STOPWORDS and word.lower() not in {t.lower() for t in terms}:
+            terms.append(word)
+    return terms[:MAX_TERMS]
+
+
+def mention_snippet(text: str, term: str) -> str:
+    """The lines of a frame's text that hold the term (whitespace collapsed, cut to 160)."""
+    lines = [" ".join(line.split()) for line in text.splitlines()]
+    holding = [line for line in lines if term.lower() in line.lower()]
+    return ocr_truncate(text=" ".join(holding or lines))
+
+
+def mentions_section(*, mentions: list[tuple[str, int, list[SampledFrame]]], zone: ZoneInfo) -> list[str]:
+    """Lines answering "where does X appear": per term, its frames in time order, each cited."""
+    lines = []
+    for term, total, frames in mentions:
+        if not frames:
+            lines += [f"“{md_escape(term)}” does not appear on any screen captured in this range.", ""]
+            continue
+        shown = f"; the {len(frames)} best matches" if total > len(frames) else ""
+        lines += [f"**Where “{md_escape(term)}” appears** ({total} frame{'s' if total != 1 else ''}{shown}):", ""]
+        for frame in sorted(frames, key=lambda f: (f.timestamp, f.frame_id)):
+            place = _place(frame)
+            where = f"{md_escape(frame.app_name or 'Unknown app')}" + (f", *{md_escape(place)}*" if place else "")
+            lines.append(
+                f"- {frame.timestamp.astimezone(zone):%H:%M} · {where}: “{md_escape(frame.ocr_snippet)}” {citation(frame, zone)}"
+            )
+        lines.append("")
+    return lines

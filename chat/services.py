@@ -26,7 +26,8 @@ from chat.rendering import answer_html
 from chat.sampling import MAX_FRAMES, SampledFrame, bucket_seconds_choose, sample_retrieve
 from frames.models import Frame
 from myrecall.errors import NotFound
-from search.selectors import SearchFilters
+from myrecall.errors import ApplicationError
+from search.selectors import SearchFilters, search_keyword
 
 logger = logging.getLogger(__name__)
 
@@ -216,6 +217,36 @@ def evidence_item(frame: SampledFrame, zone: ZoneInfo) -> dict:
     }
 
 
+def mentions_retrieve(*, question: str, filters: SearchFilters) -> list[tuple[str, int, list[SampledFrame]]]:
+    """For the offline summariser: the best frames of the range for each term the question asks
+    about (see offline.question_terms), with the lines that hold the term as their snippet."""
+    mentions = []
+    for term in offline.question_terms(question):
+        try:
+            hits, total = search_keyword(
+                q=f'"{term}"', filters=filters, limit=offline.MAX_MENTIONS_PER_TERM, offset=0
+            )
+        except ApplicationError:  # nothing searchable in the term
+            continue
+        end = _utc(filters.end_time)
+        frames = [
+            SampledFrame(
+                frame_id=hit.frame_id,
+                timestamp=hit.timestamp,
+                app_name=hit.app_name,
+                window_name=hit.window_name,
+                browser_url=hit.browser_url,
+                focused=hit.focused,
+                ocr_snippet=offline.mention_snippet(hit.text, term),
+                ocr_lines=tuple(hit.text.splitlines()),
+            )
+            for hit in hits
+            if hit.timestamp < end  # keyword search includes its end instant; a summary's range does not
+        ]
+        mentions.append((term, total, frames))
+    return mentions
+
+
 def _ms(since: float) -> int:
     return int((time.monotonic() - since) * 1000)
 
@@ -278,6 +309,8 @@ def chat_answer_stream(*, query: ChatQuery) -> Iterator[tuple[str, dict]]:
     time_range = {"start_time": filters.start_time, "end_time": filters.end_time, "timezone": zone.key}
     raw = ""
     llm_started = time.monotonic()
+    # The frames the answer may cite: the sample, plus (offline) the frames found for the question's terms.
+    frames_by_id = {frame.frame_id: frame for frame in frames}
     try:
         yield "start", {
             "session_id": session.id,
@@ -304,6 +337,9 @@ def chat_answer_stream(*, query: ChatQuery) -> Iterator[tuple[str, dict]]:
                 raw += text
                 yield "delta", {"text": text}
         else:
+            mentions = mentions_retrieve(question=query.message, filters=filters)
+            for _term, _total, found in mentions:
+                frames_by_id.update({frame.frame_id: frame for frame in found})
             raw = offline.offline_summarise(
                 frames=frames,
                 start_time=start_time,
@@ -311,6 +347,7 @@ def chat_answer_stream(*, query: ChatQuery) -> Iterator[tuple[str, dict]]:
                 zone=zone,
                 bucket_seconds=bucket_seconds_choose(range_seconds=filters.end_time - filters.start_time, max_frames=MAX_FRAMES),
                 frames_in_range=frames_in_range,
+                mentions=mentions,
             )
             for line in raw.splitlines(keepends=True):
                 yield "delta", {"text": line}
@@ -328,7 +365,7 @@ def chat_answer_stream(*, query: ChatQuery) -> Iterator[tuple[str, dict]]:
         return
     llm_ms = _ms(llm_started)
 
-    by_id = {frame.frame_id: frame for frame in frames}
+    by_id = frames_by_id
     validated = citations_validate(
         answer_md=raw, context_ids=set(by_id), start_time=start_time, end_time=end_time, zone=zone
     )

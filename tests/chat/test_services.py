@@ -212,3 +212,28 @@ def test_deleted_frames_never_come_back_as_evidence(day):
     detail = chat_session_detail(session_id=payload["session_id"])
     shown = [item["frame_id"] for item in detail["messages"][1]["evidence"]]
     assert payload["evidence"][0]["frame_id"] not in shown and len(shown) == len(payload["evidence"]) - 1
+
+
+def test_question_terms_keep_what_to_look_for_and_drop_how_to_answer():
+    from chat.offline import question_terms
+
+    assert question_terms("Summarise what I did today 14:00-17:00") == []
+    assert question_terms("When did I read about groupby in pandas?") == ["groupby", "pandas"]
+    assert question_terms("总结一下我今天 14:00-17:00 做了什么") == []
+    assert question_terms("我什么时候看了“季度报告”?") == ["季度报告"]
+
+
+def test_offline_answers_where_the_question_s_words_appear_and_says_when_they_do_not(day):
+    payload = chat_answer(query=query(T0, T0 + timedelta(hours=3), message="When did I read about groupby or flights?"))
+
+    answer = payload["answer_md"]
+    section = answer[answer.index("**Where “groupby” appears**") : answer.index("Most time went to")]
+    assert "(60 frames; the 4 best matches)" in section
+    found = [line for line in section.splitlines() if line.startswith("- ")]
+    assert len(found) == 4 and all("Firefox" in line and "groupby" in line and CITE.search(line) for line in found)
+    assert "“flights” does not appear on any screen captured in this range." in answer
+    # Those frames back the answer even when sampling did not pick them, and their snippet is the matching line.
+    cited = {int(i) for i in CITE.findall(section)}
+    evidence = {item["frame_id"]: item for item in payload["evidence"]}
+    assert cited <= set(evidence) and payload["dropped"] == []
+    assert all(evidence[i]["ocr_snippet"] == "DataFrame.groupby(by=None)" for i in cited)
