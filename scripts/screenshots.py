@@ -21,6 +21,12 @@ CHROMIUM_ARGS = [
 TIMEZONE = "Asia/Shanghai"
 
 
+def screenshot_settled(page, path: Path) -> None:
+    """A screenshot once the page has loaded everything it asked for (thumbnails, images)."""
+    page.wait_for_load_state("networkidle")
+    page.screenshot(path=str(path))
+
+
 def main(out: Path) -> None:
     out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp, LiveServer(Path(tmp) / "data") as server:
@@ -36,31 +42,25 @@ def main(out: Path) -> None:
             page.fill("input[name=password]", password)
             page.click("button[type=submit]")
             page.wait_for_selector(".timeline")
-            page.wait_for_load_state("networkidle")
-            page.screenshot(path=str(out / "timeline-day.png"))
+            screenshot_settled(page, out / "timeline-day.png")
             hour = datetime.fromtimestamp(now - 3600).astimezone().hour
             page.click(".zoom a[aria-current] ~ a >> nth=-1")
-            page.wait_for_load_state("networkidle")
-            page.screenshot(path=str(out / "timeline-hour.png"))
+            screenshot_settled(page, out / "timeline-hour.png")
             page.goto(server.url + "/search?q=会议")
-            page.wait_for_load_state("networkidle")
-            page.screenshot(path=str(out / "search.png"))
+            screenshot_settled(page, out / "search.png")
             page.click(".hit >> nth=0")
             page.wait_for_selector("#frame-image")
-            page.wait_for_load_state("networkidle")
-            page.screenshot(path=str(out / "viewer.png"))
+            screenshot_settled(page, out / "viewer.png")
             page.goto(server.url + "/chat")
             page.check("input[name=preset][value=today]", force=True)
-            page.fill("textarea[name=message]", "What did I work on this afternoon?")
+            page.fill("textarea[name=message]", "What did I work on today?")
             page.press("textarea[name=message]", "Enter")
             page.wait_for_selector("li.answer .evidence img", timeout=120_000)
             page.wait_for_selector("#chat-form button:not([disabled])")
-            page.wait_for_load_state("networkidle")
-            page.screenshot(path=str(out / "chat.png"))
+            screenshot_settled(page, out / "chat.png")
             page.click("li.answer .evidence-item >> nth=0")
             page.wait_for_selector("#frame-image")
-            page.wait_for_load_state("networkidle")
-            page.screenshot(path=str(out / "viewer-evidence.png"))
+            screenshot_settled(page, out / "viewer-evidence.png")
             page.goto(server.url + "/frames/999999/view")
             page.screenshot(path=str(out / "not-found.png"))
             browser.close()
