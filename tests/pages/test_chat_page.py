@@ -172,9 +172,9 @@ def test_ask_in_the_browser_and_open_the_evidence(page, server, hour_frames):  #
         ".observe(b, {attributes: true})"
     )
     page.evaluate(
-        "new MutationObserver(() => { if (document.querySelector('#conversation .streaming')?.textContent)"
-        " window.sawTextGrow = true; }).observe(document.getElementById('conversation'),"
-        " {subtree: true, childList: true, characterData: true})"
+        "new MutationObserver(records => { if (records.some(r => r.target.classList?.contains('streaming')"
+        " && r.addedNodes.length)) window.sawTextGrow = true; }).observe(document.getElementById('conversation'),"
+        " {subtree: true, childList: true})"
     )
     page.fill("textarea[name=message]", "What did I do?")
     page.press("textarea[name=message]", "Enter")
