@@ -34,13 +34,19 @@ logger = logging.getLogger(__name__)
 HISTORY_TURNS = 2
 TITLE_CHARS = 80
 
-# A frame cited by a markdown link ([14:05](myrecall://frame/12)) or a bare reference. Links to
-# the viewer or the API are read as citations too, so a model that writes those is held to the same rules.
-_LINK = re.compile(
-    r"\[(?P<label>[^\[\]\n]{0,80})\]\(\s*(?:myrecall://frame/|/frames/|/api/v1/frames/)(?P<id>\d{1,18})[^)\s]*\s*\)"
+# A frame cited by a markdown link ([14:05](myrecall://frame/12), with or without a title) or
+# a bare reference anywhere, in any letter case. Links to the viewer or the API are read as
+# citations too, so a model that writes those is held to the same rules. One pass over the text
+# with both forms, so every reference is checked exactly once and nothing escapes the check.
+_TARGET = r"(?:myrecall://frame/|/frames/|/api/v1/frames/)(?P<id>\d{1,18})"
+_CITATION = re.compile(
+    rf"\[(?P<label>[^\[\]\n]{{0,200}})\]\(\s*<?{_TARGET}[^)\s>]*>?(?:\s+(?:\"[^\"\n]*\"|'[^'\n]*'))?\s*\)"
+    r"|myrecall://frame/(?P<bare>\d{1,18})",
+    re.IGNORECASE,
 )
-_BARE = re.compile(r"(?<![\w/(])myrecall://frame/(?P<id>\d{1,18})\b")
 _CLOCK = re.compile(r"^\s*\d{1,2}:\d{2}(:\d{2})?\s*$")
+_BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s")
+_SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+")
 
 
 class ChatFailed(Exception):
@@ -89,51 +95,75 @@ def _utc(epoch: float) -> datetime:
     return datetime.fromtimestamp(epoch, tz=dt_timezone.utc)
 
 
+def _cited_id(match: re.Match) -> int:
+    return int(match.group("id") or match.group("bare"))
+
+
+def _claims_drop(text: str, valid: set[int]) -> str:
+    """Remove the claims whose every citation was dropped: a bullet as a whole, else the sentence."""
+    kept_lines = []
+    for line in text.splitlines():
+        ids = [_cited_id(m) for m in _CITATION.finditer(line)]
+        if not ids:
+            kept_lines.append(line)
+            continue
+        if _BULLET.match(line):
+            if any(i in valid for i in ids):
+                kept_lines.append(line)
+            continue
+        sentences = _SENTENCE_END.split(line)
+        kept = []
+        for sentence in sentences:
+            cited = [_cited_id(m) for m in _CITATION.finditer(sentence)]
+            if cited and not any(i in valid for i in cited):
+                continue
+            kept.append(sentence)
+        if kept:
+            kept_lines.append(" ".join(kept))
+    return "\n".join(kept_lines)
+
+
 def citations_validate(
     *, answer_md: str, context_ids: set[int], start_time: datetime, end_time: datetime, zone: ZoneInfo
 ) -> ValidatedAnswer:
     """Every frame the answer cites, checked: it must exist, lie in [start_time, end_time) and
-    have been in the packed context. A dropped citation is removed from the text; a kept one
-    links as `myrecall://frame/ID` and a clock label is corrected to the frame's real local time."""
-    cited = [int(m.group("id")) for m in _LINK.finditer(answer_md)] + [int(m.group("id")) for m in _BARE.finditer(answer_md)]
+    have been in the packed context. A claim (bullet or sentence) whose citations were all
+    dropped is removed with them; a dropped citation beside a valid one is removed alone. A kept
+    citation links as `myrecall://frame/ID`, its clock label corrected to the frame's local time."""
+    cited = {_cited_id(m) for m in _CITATION.finditer(answer_md)}
     frames = Frame.objects.in_bulk({frame_id for frame_id in cited if frame_id < 2**63})
     checks: dict[int, CitationCheck] = {}
+    for match in _CITATION.finditer(answer_md):
+        frame_id = _cited_id(match)
+        if frame_id in checks:
+            continue
+        label = match.group("label") or ""
+        frame = frames.get(frame_id)
+        if frame is None:
+            checks[frame_id] = CitationCheck(frame_id, label, False, DroppedReason.NOT_FOUND)
+        elif not start_time <= frame.timestamp < end_time:
+            checks[frame_id] = CitationCheck(frame_id, label, False, DroppedReason.OUTSIDE_RANGE, frame)
+        elif frame_id not in context_ids:
+            checks[frame_id] = CitationCheck(frame_id, label, False, DroppedReason.NOT_IN_CONTEXT, frame)
+        else:
+            checks[frame_id] = CitationCheck(frame_id, label, True, "", frame)
+    valid = {frame_id for frame_id, check in checks.items() if check.valid}
 
-    def check(frame_id: int, label: str) -> CitationCheck:
-        if frame_id not in checks:
-            frame = frames.get(frame_id)
-            if frame is None:
-                checks[frame_id] = CitationCheck(frame_id, label, False, DroppedReason.NOT_FOUND)
-            elif not start_time <= frame.timestamp < end_time:
-                checks[frame_id] = CitationCheck(frame_id, label, False, DroppedReason.OUTSIDE_RANGE, frame)
-            elif frame_id not in context_ids:
-                checks[frame_id] = CitationCheck(frame_id, label, False, DroppedReason.NOT_IN_CONTEXT, frame)
-            else:
-                checks[frame_id] = CitationCheck(frame_id, label, True, "", frame)
-        return checks[frame_id]
-
-    def link(match: re.Match) -> str:
-        result = check(int(match.group("id")), match.group("label"))
+    def rewrite(match: re.Match) -> str:
+        result = checks[_cited_id(match)]
         if not result.valid:
             return ""
-        label = match.group("label").strip()
+        label = (match.group("label") or "").strip()
         if not label or _CLOCK.match(label):
             label = f"{result.frame.timestamp.astimezone(zone):%H:%M}"
         return f"[{label}](myrecall://frame/{result.frame_id})"
 
-    def bare(match: re.Match) -> str:
-        result = check(int(match.group("id")), "")
-        if not result.valid:
-            return ""
-        return f"[{result.frame.timestamp.astimezone(zone):%H:%M}](myrecall://frame/{result.frame_id})"
-
-    text = _LINK.sub(link, answer_md)
-    text = _BARE.sub(bare, text)
-    # Tidy what removed links leave behind: "( )", "[]", doubled spaces, a space before punctuation.
-    text = re.sub(r"\(\s*[,;]?\s*\)|\[\s*[,;]?\s*\]", "", text)
+    text = _CITATION.sub(rewrite, _claims_drop(answer_md, valid))
+    # Tidy what removed links leave behind: "( )", "[]", "<>", doubled spaces, a space before punctuation.
+    text = re.sub(r"\(\s*[,;]?\s*\)|\[\s*[,;]?\s*\]|<\s*>", "", text)
     text = re.sub(r"[ \t]{2,}", " ", text)
     text = re.sub(r"[ \t]+([.,;:!?)])", r"\1", text)
-    text = "\n".join(line.rstrip() for line in text.splitlines()).strip()
+    text = re.sub(r"\n{3,}", "\n\n", "\n".join(line.rstrip() for line in text.splitlines())).strip()
     return ValidatedAnswer(answer_md=text, citations=list(checks.values()))
 
 

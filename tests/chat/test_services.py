@@ -172,6 +172,43 @@ def test_validation_keeps_real_frames_and_drops_the_rest_with_a_reason(day, fram
     assert result.valid_ids == [day[0], day[1]]
 
 
+@pytest.mark.parametrize(
+    "written",
+    [
+        '[09:59](myrecall://frame/{id} "release notes")',
+        "[the release notes of the previous sprint, open in a second window next to the editor, for reference](myrecall://frame/{id})",
+        "[the release notes [draft]](myrecall://frame/{id})",
+        "see frame: andseemyrecall://frame/{id}",
+        "(localhost/myrecall://frame/{id})",
+        "[09:59](MYRECALL://frame/{id})",
+        "<myrecall://frame/{id}>",
+        '<a href="myrecall://frame/{id}">09:59</a>',
+        "[09:59](<myrecall://frame/{id}>)",
+    ],
+)
+def test_every_way_of_writing_a_citation_is_checked_and_a_claim_resting_on_dropped_ones_goes(day, frame_make, written):
+    outside = frame_make("yesterday", at=(T0 - timedelta(days=1)).timestamp())
+    text = (
+        f"You wrote code [14:00](myrecall://frame/{day[0]}).\n\n"
+        f"- You edited the report [14:00](myrecall://frame/{day[0]})\n"
+        f"- Before that you read the release notes {written.format(id=outside)}\n"
+        f"Then you read the notes {written.format(id=outside)}. And then you chatted [14:01](myrecall://frame/{day[1]})."
+    )
+
+    result = citations_validate(
+        answer_md=text, context_ids={day[0], day[1]}, start_time=T0, end_time=T0 + timedelta(hours=1), zone=BERLIN
+    )
+
+    assert [(c.frame_id, c.reason) for c in result.citations if not c.valid] == [(outside, DroppedReason.OUTSIDE_RANGE)]
+    assert str(outside) not in result.answer_md and "release notes" not in result.answer_md
+    assert "Then you read the notes" not in result.answer_md
+    assert result.answer_md == (
+        f"You wrote code [14:00](myrecall://frame/{day[0]}).\n\n"
+        f"- You edited the report [14:00](myrecall://frame/{day[0]})\n"
+        f"And then you chatted [14:01](myrecall://frame/{day[1]})."
+    )
+
+
 def test_validation_reads_viewer_and_api_links_as_citations_too(day):
     text = f"Edited [the report](/frames/{day[0]}/view) and [x](/api/v1/frames/{day[2]})."
     result = citations_validate(answer_md=text, context_ids={day[0]}, start_time=T0, end_time=T0 + timedelta(hours=1), zone=BERLIN)
