@@ -291,9 +291,28 @@ def _nothing_captured(start: datetime, end: datetime, zone: ZoneInfo, filtered: 
 
 def _unsupported(frames_in_range: int) -> str:
     return (
-        "I could not verify an answer: the summary cited none of the "
-        f"{frames_in_range} frames captured in this range, so it is not shown as a finding. "
-        "Nothing in the range supports it. Try a narrower range or a more specific question, or open the timeline."
+        f"*The model's answer cited none of the {frames_in_range} frames captured in this range, so it is not "
+        "shown: nothing in the range supports it. (Questions that are not about your screen, such as how to use "
+        "MyRecall, cannot be answered from it.) Here is what the captured frames show:*"
+    )
+
+
+def _offline_answer(query: ChatQuery, frames: list[SampledFrame], frames_in_range: int, frames_by_id: dict) -> str:
+    """The built-in summary of the sampled frames, with where the question's words appear;
+    the frames found for those words join `frames_by_id` (the frames the answer may cite)."""
+    filters = query.filters
+    mentions = mentions_retrieve(question=query.message, filters=filters)
+    for _term, _total, found in mentions:
+        for frame in found:
+            frames_by_id[frame.frame_id] = frame  # its snippet is the line with the word
+    return offline.offline_summarise(
+        frames=frames,
+        start_time=_utc(filters.start_time),
+        end_time=_utc(filters.end_time),
+        zone=query.zone,
+        bucket_seconds=bucket_seconds_choose(range_seconds=filters.end_time - filters.start_time, max_frames=MAX_FRAMES),
+        frames_in_range=frames_in_range,
+        mentions=mentions,
     )
 
 
@@ -367,18 +386,7 @@ def chat_answer_stream(*, query: ChatQuery) -> Iterator[tuple[str, dict]]:
                 raw += text
                 yield "delta", {"text": text}
         else:
-            mentions = mentions_retrieve(question=query.message, filters=filters)
-            for _term, _total, found in mentions:
-                frames_by_id.update({frame.frame_id: frame for frame in found})
-            raw = offline.offline_summarise(
-                frames=frames,
-                start_time=start_time,
-                end_time=end_time,
-                zone=zone,
-                bucket_seconds=bucket_seconds_choose(range_seconds=filters.end_time - filters.start_time, max_frames=MAX_FRAMES),
-                frames_in_range=frames_in_range,
-                mentions=mentions,
-            )
+            raw = _offline_answer(query, frames, frames_in_range, frames_by_id)
             for line in raw.splitlines(keepends=True):
                 yield "delta", {"text": line}
     except llm.LlmError as exc:
@@ -401,7 +409,16 @@ def chat_answer_stream(*, query: ChatQuery) -> Iterator[tuple[str, dict]]:
     )
     answer_md = validated.answer_md
     if frames and not validated.valid_ids:
-        answer_md = _unsupported(frames_in_range)
+        # Not shown as a finding. What the frames do show is still worth having, verified.
+        fallback = citations_validate(
+            answer_md=_offline_answer(query, frames, frames_in_range, frames_by_id),
+            context_ids=set(by_id),
+            start_time=start_time,
+            end_time=end_time,
+            zone=zone,
+        )
+        answer_md = _unsupported(frames_in_range) + "\n\n" + fallback.answer_md
+        validated = ValidatedAnswer(answer_md=answer_md, citations=validated.citations + fallback.citations)
     evidence_frames = sorted((by_id[frame_id] for frame_id in validated.valid_ids), key=lambda f: (f.timestamp, f.frame_id))
     evidence = [evidence_item(frame, zone) for frame in evidence_frames]
     viewer_urls = {item["frame_id"]: item["viewer_url"] for item in evidence}

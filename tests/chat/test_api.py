@@ -95,8 +95,11 @@ def test_an_answer_with_no_valid_citation_is_not_shown_as_a_finding(api, fake_ll
 
     body = ask(api).json()
 
-    assert body["evidence"] == []
-    assert "not shown as a finding" in body["answer_md"] and "Lisbon" not in body["answer_md"]
+    # The user is told, and gets what the frames do show instead, verified.
+    assert body["answer_md"].startswith("*The model's answer cited none of the 120 frames captured in this range")
+    assert "Lisbon" not in body["answer_md"] and "**Docs**" in body["answer_md"]
+    assert body["evidence"] and all(item["app_name"] == "Docs" for item in body["evidence"])
+    assert {item["frame_id"] for item in body["evidence"]} <= set(hour)
     assert body["dropped"] == [{"frame_id": 999999, "reason": "not found"}]
     assert "Lisbon" in ChatMessage.objects.get(id=body["message_id"]).raw_content
 
