@@ -12,7 +12,7 @@ from datetime import datetime, timedelta
 from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo
 
-from chat.sampling import SampledFrame, chrome_lines, ocr_truncate
+from chat.sampling import SampledFrame, chrome_lines, line_is_chrome, ocr_truncate
 
 MODEL_NAME = "offline"
 MAX_WINDOWS_PER_SPAN = 3
@@ -97,7 +97,9 @@ def _phrases(span: Span, chrome: set[str]) -> list[tuple[str, SampledFrame]]:
     for order, frame in enumerate(span.frames):
         for line in frame.ocr_lines:
             key = line.lower()
-            if line in chrome or key in titles or key in seen or len(line) < 4:
+            if key in titles or key in seen or len(line) < 4:
+                continue
+            if line_is_chrome(line, chrome=chrome, window_name=frame.window_name, browser_url=frame.browser_url):
                 continue
             seen.add(key)
             candidates.append((_phrase_score(line), -order, line, frame))

@@ -12,6 +12,7 @@ cap holds. A bucket's `first` frame is never dropped.
 """
 
 import math
+import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from datetime import timezone as dt_timezone
@@ -147,10 +148,42 @@ def chrome_lines(frames: list[tuple[str, str, tuple[str, ...]]]) -> set[str]:
     return chrome
 
 
-def snippet_pick(*, lines: tuple[str, ...], chrome: set[str]) -> str:
-    """The frame's text without chrome lines (all of it when that leaves nothing), cut to
-    MAX_OCR_CHARS_PER_FRAME: what the frame shows rather than the frame around it."""
-    content = [line for line in lines if line not in chrome] or list(lines)
+MENU_WORDS = set(
+    """file edit view window help selection go run terminal history bookmarks tools format insert shell profiles
+    navigate code refactor build debug git vcs chat data table arrange share account accounts options actions
+    message mailbox conversations people favorites develop controls playback image layer filter select type
+    slide extensions tabs""".split()
+)
+_CLOCK_LINE = re.compile(r"\b\d{1,2}:\d{2}\b")
+_URL_LINE = re.compile(r"^(?:https?://)?[\w.-]+\.[a-z]{2,}(?:[/?#:]\S*)?$", re.IGNORECASE)
+
+
+def line_is_chrome(line: str, *, chrome: set[str], window_name: str = "", browser_url: str = "") -> bool:
+    """Whether a line is the frame around the content rather than the content: chrome seen
+    across windows, a menu bar, a clock, the window title again, or the page's address."""
+    if line in chrome:
+        return True
+    words = line.split()
+    if len(words) >= 3 and sum(word.lower().strip(".") in MENU_WORDS for word in words) * 5 >= len(words) * 4:
+        return True
+    if len(line) <= 24 and _CLOCK_LINE.search(line):
+        return True
+    title = window_name.strip().lower()
+    lowered = line.lower()
+    if title and len(lowered) >= 6 and (lowered == title or lowered in title or title in lowered and len(lowered) - len(title) < 12):
+        return True
+    if browser_url and " " not in line and _URL_LINE.match(line):
+        return True
+    return False
+
+
+def snippet_pick(*, lines: tuple[str, ...], chrome: set[str], window_name: str = "", browser_url: str = "") -> str:
+    """The frame's text without its chrome (all of it when that leaves nothing), cut to
+    MAX_OCR_CHARS_PER_FRAME: what the frame shows rather than the frame around it; the
+    window title and address are sent beside it anyway."""
+    content = [
+        line for line in lines if not line_is_chrome(line, chrome=chrome, window_name=window_name, browser_url=browser_url)
+    ] or list(lines)
     return ocr_truncate(text=" ".join(content))
 
 
@@ -191,7 +224,12 @@ def sample_retrieve(*, filters: SearchFilters, max_frames: int = MAX_FRAMES) -> 
             window_name=by_id[row.frame_id]["window_name"],
             browser_url=by_id[row.frame_id]["browser_url"],
             focused=by_id[row.frame_id]["focused"],
-            ocr_snippet=snippet_pick(lines=lines[row.frame_id], chrome=chrome),
+            ocr_snippet=snippet_pick(
+                lines=lines[row.frame_id],
+                chrome=chrome,
+                window_name=by_id[row.frame_id]["window_name"],
+                browser_url=by_id[row.frame_id]["browser_url"],
+            ),
             ocr_lines=lines[row.frame_id],
         )
         for row in present

@@ -147,3 +147,27 @@ def test_retrieval_of_an_empty_range_is_empty(frame_make):
     frame_make("later", at=T0.timestamp() + 5000)
     start = T0.timestamp()
     assert frames_sample_retrieve(filters=SearchFilters(start_time=start, end_time=start + 600)) == []
+
+
+@pytest.mark.parametrize(
+    ("line", "chrome"),
+    [
+        ("File Edit Selection View Go Run Terminal Help", True),
+        ("Shell Edit View Window Help", True),
+        ("Wed 12 Mar 10:04", True),
+        ("下午 3:15", True),
+        ("zoneinfo — IANA time zone support", True),  # part of the window title
+        ("docs.python.org/3/library/zoneinfo.html", True),
+        ("https://docs.python.org/3/library/zoneinfo.html", True),
+        ("The zoneinfo module provides a concrete time zone implementation", False),
+        ("Meeting moved to 14:30 tomorrow, please confirm with Anna", False),
+        ("Edit the budget before Friday", False),
+        ("收件箱 预算审批 已读", False),
+    ],
+)
+def test_lines_around_the_content_are_told_from_the_content(line, chrome):
+    from chat.sampling import line_is_chrome
+
+    window = "zoneinfo — IANA time zone support — Python 3.13 documentation"
+    url = "https://docs.python.org/3/library/zoneinfo.html"
+    assert line_is_chrome(line, chrome=set(), window_name=window, browser_url=url) is chrome

@@ -221,8 +221,8 @@ def test_context_and_prompt_carry_the_frames_times_and_rules(day):
     packed = context_pack(frames=sample.frames, zone=BERLIN, frames_in_range=sample.frames_in_range)
     assert packed.splitlines()[0] == "All 3 frames captured in the range, oldest first."
     assert f"frame {day[0]} | 14:00:00 | app: Code | window: report.py — analytics | focused" in packed
-    # One window only: nothing to tell its menu bar from content, so the snippet keeps it.
-    assert "  text: File Edit View Window Help def quarterly_totals(rows): return sum(r.amount for r in rows) status line 0" in packed
+    # The menu bar is left out: the snippet's 160 characters are for what the screen shows.
+    assert "  text: def quarterly_totals(rows): return sum(r.amount for r in rows) status line 0" in packed
 
     prompt = system_prompt_build(now=T0 + timedelta(hours=4), zone=BERLIN, start_time=T0, end_time=T0 + timedelta(hours=3))
     assert "Current time: 2026-11-20T18:00:00+01:00 (Europe/Berlin, UTC+01:00)" in prompt
