@@ -197,8 +197,23 @@ STOPWORDS = set(
     summarise summarize summary summaries recap overview tell show list give describe explain happen happened
     doing work worked working spend spent look looked looking see saw read reading use used using open opened
     apps app application applications window windows thing things stuff please quick quickly short briefly brief
-    what's whats which where's anything something everything""".split()
+    what's whats which where's anything something everything
+    one two three four five six seven eight nine ten eleven twelve half couple several around roughly about
+    check checked start started finish finished write wrote written note noted take took make made find found
+    start end ended begin began last first next previous earlier later latest recent recently
+    morning noon lunch lunchtime evening night week weekend monday tuesday wednesday thursday friday saturday sunday
+    ago since while during between""".split()
 )
+# Chinese words of a question that say what kind of answer is wanted; what is left between them
+# (and punctuation) are the things to look for.
+CJK_STOP_PHRASES = sorted(
+    """总结一下 总结 概括 一下 今天 昨天 上午 下午 晚上 早上 中午 刚才 这个 那个 这些 那些 什么时候 什么 哪些 哪个 哪里
+    怎么 如何 为什么 多少 时候 做了 干了 在做 在干 看了 看过 写了 写过 读了 用了 打开 关于 内容 里面 其中 一些 有没有 是否
+    我的 我们 你 我 他 她 了 的 在 和 与 及 是 吗 呢 吧 都 也 过 里 上 中 点 到 从""".split(),
+    key=len,
+    reverse=True,
+)
+_CJK_RUN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
 MAX_TERMS = 3
 MAX_MENTIONS_PER_TERM = 4
 _QUOTED = re.compile(r"[\"“”「」『』]([^\"“”「」『』]{2,60})[\"“”「」『』]")
@@ -214,6 +229,10 @@ def question_terms(question: str) -> list[str]:
         word = word.strip(".-")
         if len(word) >= 3 and word.lower() not in STOPWORDS and word.lower() not in {t.lower() for t in terms}:
             terms.append(word)
+    for run in _CJK_RUN.findall(rest):
+        for phrase in CJK_STOP_PHRASES:
+            run = run.replace(phrase, " ")
+        terms += [piece for piece in run.split() if 2 <= len(piece) <= 8 and piece not in terms]
     return terms[:MAX_TERMS]
 
 
@@ -225,11 +244,16 @@ def mention_snippet(text: str, term: str) -> str:
 
 
 def mentions_section(*, mentions: list[tuple[str, int, list[SampledFrame]]], zone: ZoneInfo) -> list[str]:
-    """Lines answering "where does X appear": per term, its frames in time order, each cited."""
+    """Lines answering "where does X appear": per term found, its frames in time order, each
+    cited. Terms found nowhere are named only when none was found (else they are noise)."""
     lines = []
+    absent = [term for term, _total, frames in mentions if not frames]
+    if len(absent) == len(mentions):
+        names = ", ".join(f"“{md_escape(term)}”" for term in absent)
+        verb = "appears" if len(absent) == 1 else "appear"
+        return [f"{names} {verb} on no screen captured in this range.", ""]
     for term, total, frames in mentions:
         if not frames:
-            lines += [f"“{md_escape(term)}” does not appear on any screen captured in this range.", ""]
             continue
         shown = f"; the {len(frames)} best matches" if total > len(frames) else ""
         lines += [f"**Where “{md_escape(term)}” appears** ({total} frame{'s' if total != 1 else ''}{shown}):", ""]

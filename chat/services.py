@@ -247,7 +247,9 @@ def evidence_item(frame: SampledFrame, zone: ZoneInfo) -> dict:
     }
 
 
-def mentions_retrieve(*, question: str, filters: SearchFilters) -> list[tuple[str, int, list[SampledFrame]]]:
+def mentions_retrieve(
+    *, question: str, filters: SearchFilters, frames_in_range: int = 0
+) -> list[tuple[str, int, list[SampledFrame]]]:
     """For the offline summariser: the best frames of the range for each term the question asks
     about (see offline.question_terms), with the lines that hold the term as their snippet."""
     mentions = []
@@ -258,6 +260,8 @@ def mentions_retrieve(*, question: str, filters: SearchFilters) -> list[tuple[st
             )
         except ApplicationError:  # nothing searchable in the term
             continue
+        if frames_in_range and total * 2 > frames_in_range:
+            continue  # on most screens of the range: it tells nothing apart
         end = _utc(filters.end_time)
         frames = [
             SampledFrame(
@@ -301,7 +305,7 @@ def _offline_answer(query: ChatQuery, frames: list[SampledFrame], frames_in_rang
     """The built-in summary of the sampled frames, with where the question's words appear;
     the frames found for those words join `frames_by_id` (the frames the answer may cite)."""
     filters = query.filters
-    mentions = mentions_retrieve(question=query.message, filters=filters)
+    mentions = mentions_retrieve(question=query.message, filters=filters, frames_in_range=frames_in_range)
     for _term, _total, found in mentions:
         for frame in found:
             frames_by_id[frame.frame_id] = frame  # its snippet is the line with the word
