@@ -19,6 +19,8 @@ MAX_WINDOWS_PER_SPAN = 3
 MAX_PHRASES_PER_SPAN = 2
 MAX_CITATIONS_PER_LINE = 3
 MAX_PHRASE_CHARS = 70
+MAX_BULLETS = 12
+MIN_BLOCK_S = 120
 IDLE_CREDIT_S = 60  # time credited to a frame whose next sampled frame is further than a bucket away
 
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]()#+!<>|~])")
@@ -115,6 +117,44 @@ def _phrases(span: Span, chrome: set[str]) -> list[tuple[str, SampledFrame]]:
     return picked
 
 
+def blocks_build(spans: list[Span], *, max_blocks: int = MAX_BULLETS, min_seconds: float = MIN_BLOCK_S) -> list[Span]:
+    """Spans merged into at most max_blocks lines: the adjacent pair with the least time
+    together is merged first, so long activities keep their own line and quick back-and-forth
+    between apps becomes one line; a block shorter than min_seconds joins a neighbour."""
+    blocks = [[span] for span in spans]
+
+    def seconds(block: list[Span]) -> float:
+        return sum(span.seconds for span in block)
+
+    while len(blocks) > 1:
+        if len(blocks) > max_blocks:
+            i = min(range(len(blocks) - 1), key=lambda i: seconds(blocks[i]) + seconds(blocks[i + 1]))
+        else:
+            short = [i for i, block in enumerate(blocks) if seconds(block) < min_seconds]
+            if not short:
+                break
+            i = short[0]
+            # Join the shorter neighbour (a last block can only join the one before it).
+            if i == len(blocks) - 1 or (i > 0 and seconds(blocks[i - 1]) <= seconds(blocks[i + 1])):
+                i -= 1
+        blocks[i : i + 2] = [blocks[i] + blocks[i + 1]]
+    merged = []
+    for block in blocks:
+        per_app: dict[str, float] = {}
+        for span in block:
+            per_app[span.app_name] = per_app.get(span.app_name, 0.0) + span.seconds
+        apps = sorted(per_app, key=lambda app: -per_app[app])
+        merged.append(
+            Span(
+                app_name=", ".join(app or "Unknown app" for app in apps),
+                frames=[frame for span in block for frame in span.frames],
+                end=block[-1].end,
+                seconds=seconds(block),
+            )
+        )
+    return merged
+
+
 def _span_line(span: Span, chrome: set[str], zone: ZoneInfo) -> str:
     places: list[str] = []
     for frame in span.frames:
@@ -126,7 +166,8 @@ def _span_line(span: Span, chrome: set[str], zone: ZoneInfo) -> str:
     unique = list({frame.frame_id: frame for frame in cited}.values())[:MAX_CITATIONS_PER_LINE]
     unique.sort(key=lambda frame: (frame.timestamp, frame.frame_id))
     start, end = span.start.astimezone(zone), span.end.astimezone(zone)
-    parts = [f"**{start:%H:%M}–{end:%H:%M} · {md_escape(span.app_name or 'Unknown app')}**"]
+    when = f"{start:%H:%M}" if f"{start:%H:%M}" == f"{end:%H:%M}" else f"{start:%H:%M}–{end:%H:%M}"
+    parts = [f"**{when} · {md_escape(span.app_name or 'Unknown app')}**"]
     if places:
         shown = ", ".join(f"*{md_escape(place)}*" for place in places[:MAX_WINDOWS_PER_SPAN])
         more = len(places) - MAX_WINDOWS_PER_SPAN
@@ -182,7 +223,7 @@ def offline_summarise(
         "**Activity**",
         "",
     ]
-    lines += [_span_line(span, chrome, zone) for span in spans]
+    lines += [_span_line(block, chrome, zone) for block in blocks_build(spans)]
     return "\n".join(lines)
 
 

@@ -280,3 +280,22 @@ def test_offline_answers_where_the_question_s_words_appear_and_says_when_they_do
     evidence = {item["frame_id"]: item for item in payload["evidence"]}
     assert cited <= set(evidence) and payload["dropped"] == []
     assert all(evidence[i]["ocr_snippet"] == "DataFrame.groupby(by=None)" for i in cited)
+
+
+def test_quick_back_and_forth_between_apps_becomes_one_line_and_long_work_keeps_its_own(frame_make):
+    # 09:00–10:00 UTC: one hour in the editor, then an hour switching between Meet and Notion every 5 minutes.
+    start = datetime(2026, 11, 20, 9, 0, tzinfo=dt_timezone.utc)
+    for minute in range(0, 120):
+        if minute < 60:
+            app, window = "Code", "budget.py"
+        else:
+            app, window = ("Meet", "Sprint planning") if (minute // 5) % 2 == 0 else ("Notion", "Sprint notes")
+        frame_make(f"{app} content line {minute}", at=(start + timedelta(minutes=minute)).timestamp(), app_name=app, window_name=window)
+
+    answer = chat_answer(query=query(start, start + timedelta(hours=2)))["answer_md"]
+
+    activity = [line for line in answer.splitlines() if line.startswith("- ")]
+    assert len(activity) <= 12
+    assert activity[0].startswith("- **10:00–11:00 · Code**")
+    assert any("Meet, Notion" in line or "Notion, Meet" in line for line in activity)
+    assert all(CITE.search(line) for line in activity)
