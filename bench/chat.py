@@ -75,12 +75,13 @@ DAY_START, DAY_HOURS = dt_time(9), 8
 GOAL_MS = 1000.0
 TARGETS = (0.85, 0.92, 0.95)
 BATCH = 2000
-UNSUPPORTED_PREFIX = "I could not verify an answer"
+UNSUPPORTED_PREFIX = "*The model's answer cited none"
 NOTHING_PREFIX = "Nothing "
 
 # Every way the service reads a frame reference (services._LINK and _BARE), to look for leaks.
 _REFERENCE = re.compile(r"(?:myrecall://frame/|/api/v1/frames/|/frames/)(\d{1,18})", re.IGNORECASE)
-_ABSENT = re.compile(r"“([^”]+)” does not appear on any screen")
+_ABSENT_LINE = re.compile(r"^(.*) appears? on no screen captured", re.M)
+_QUOTED_TERM = re.compile(r"“([^”]+)”")
 _HTML_FRAME = re.compile(r'data-frame-id="(\d+)"|href="/frames/(\d+)/')
 
 # --- The day ----------------------------------------------------------------------------------
@@ -624,9 +625,15 @@ def answer_check(question: Question, day: list[DayFrame], run, *, offline: bool)
     sample = sample_retrieve(filters=filters_for(start, end))
     sample_ids = {frame.frame_id for frame in sample.frames}
     mentions_retrieve = getattr(services, "mentions_retrieve", None)
-    if offline and mentions_retrieve and sample.frames:
-        for _term, _total, found in mentions_retrieve(question=question.text, filters=filters_for(start, end)):
-            sample_ids |= {frame.frame_id for frame in found}
+    # Offline answers, and model answers replaced by the offline summary, may also cite the frames
+    # found for the question's words; ids are kept apart so a model citing them is still caught.
+    mention_ids: set[int] = set()
+    if mentions_retrieve and sample.frames:
+        found_all = mentions_retrieve(
+            question=question.text, filters=filters_for(start, end), frames_in_range=sample.frames_in_range
+        )
+        for _term, _total, found in found_all:
+            mention_ids |= {frame.frame_id for frame in found}
     by_id = {frame.frame_id: frame for frame in day}
     outcome = Outcome(question=question, status="", in_range=sample.frames_in_range, sampled=len(sample.frames))
     keywords = question.script.keywords
@@ -647,6 +654,8 @@ def answer_check(question: Question, day: list[DayFrame], run, *, offline: bool)
     outcome.evidence = len(payload["evidence"])
     for item in payload["dropped"]:
         outcome.dropped[item["reason"]] = outcome.dropped.get(item["reason"], 0) + 1
+    if offline or answer.startswith(UNSUPPORTED_PREFIX):
+        sample_ids |= mention_ids
     shown = [int(m.group(1)) for m in _REFERENCE.finditer(answer)]
     shown += [item["frame_id"] for item in payload["evidence"]]
     shown += [int(a or b) for a, b in _HTML_FRAME.findall(payload["answer_html"])]
@@ -906,6 +915,9 @@ def main() -> None:
               f"user's answer_md with an out-of-range frame id")
         print(f"    dropped by reason: {dict(sorted(fs.dropped.items()))}; injected mistakes expected to drop at least "
               f"{dict(sorted(expected.items()))}")
+        model_own = sum(o.evidence > 0 and o.status != "not supported" for o in scripted if o.question.should_cite)
+        print(f"    the model's own answers (before the offline fallback): {model_own}/{fs.should_cite} = "
+              f"{model_own / max(fs.should_cite, 1):.1%}; replaced by the notice + offline summary: {fs.not_supported}")
         print(f"    shown as 'not supported': {fs.not_supported}; should-not-cite questions that got citations: "
               f"{fs.should_not_cited}/{fs.should_not}; failed: {fs.failed}")
         print(f"    bullets left without any citation in cited answers (the claim stays after its citation was dropped): "
@@ -916,7 +928,12 @@ def main() -> None:
               f"should-not-cite questions that got citations: {fo.should_not_cited}/{fo.should_not}")
         print(f"    keyword questions whose answer names what was asked: {sum(bool(o.mentions_topic) for o in topic)}/{len(topic)} "
               f"(the summariser answers every question with a summary of the range)")
-        absent = [(o.question.text, term) for o in offline for term in _ABSENT.findall(o.answer_md)]
+        absent = [
+            (o.question.text, term)
+            for o in offline
+            for line in _ABSENT_LINE.findall(o.answer_md)
+            for term in _QUOTED_TERM.findall(line)
+        ]
         print(f"    question words the offline answer says are on no screen: {len(absent)} in "
               f"{len({text for text, _ in absent})} answers: {', '.join(sorted({term for _, term in absent}))}")
         print(f"  total bench time {time.perf_counter() - bench_began:.0f} s")
