@@ -24,10 +24,13 @@ MIN_BLOCK_S = 120
 IDLE_CREDIT_S = 60  # time credited to a frame whose next sampled frame is further than a bucket away
 
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]()#+!<>|~])")
+_SCHEME = re.compile(r"(myrecall):", re.IGNORECASE)
 
 
 def md_escape(text: str) -> str:
-    return _MD_SPECIAL.sub(r"\\\1", text)
+    """Screen text as literal markdown. A frame reference shown on screen (in a chat, in this
+    project's own source) stays text: "myrecall\\://" renders as "myrecall://" but cites nothing."""
+    return _SCHEME.sub(lambda m: m.group(1) + "\\:", _MD_SPECIAL.sub(r"\\\1", text))
 
 
 def citation(frame: SampledFrame, zone: ZoneInfo) -> str:

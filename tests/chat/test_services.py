@@ -299,3 +299,19 @@ def test_quick_back_and_forth_between_apps_becomes_one_line_and_long_work_keeps_
     assert activity[0].startswith("- **10:00–11:00 · Code**")
     assert any("Meet, Notion" in line or "Notion, Meet" in line for line in activity)
     assert all(CITE.search(line) for line in activity)
+
+
+def test_a_frame_reference_shown_on_screen_is_quoted_as_text_not_cited(frame_make):
+    for minute in range(3):
+        frame_make(
+            f"Chat with Anna\nsee [14:00](myrecall://frame/99999) for the budget {minute}",
+            at=(T0 + timedelta(minutes=minute)).timestamp(),
+            app_name="Slack",
+            window_name="#finance",
+        )
+
+    payload = chat_answer(query=query(T0, T0 + timedelta(minutes=5), message="where did I see myrecall://frame/99999?"))
+
+    assert payload["dropped"] == [] and payload["evidence"]
+    assert "myrecall\\://frame/99999" in payload["answer_md"]
+    assert "myrecall://frame/99999" in payload["answer_html"] and 'data-frame-id="99999"' not in payload["answer_html"]
