@@ -143,14 +143,22 @@
     try {
       await readEvents(response.body, function (name, data) {
         if (name === "start") started(answer, data);
-        else if (name === "delta") answer.querySelector(".streaming").textContent += data.text;
-        else if (name === "final") { finished = true; finish(answer, data); }
+        else if (name === "delta") follow(function () { answer.querySelector(".streaming").textContent += data.text; });
+        else if (name === "final") { finished = true; follow(function () { finish(answer, data); }); }
         else if (name === "error") { finished = true; remember(data.session_id); fail(answer, data.message); }
       });
     } catch (error) {
       if (!finished) { finished = true; fail(answer, "The answer broke off (" + error.message + ")."); }
     }
     if (!finished) fail(answer, "The answer stopped before it finished; ask again.");
+  }
+
+  // While an answer grows, keep its end in view, unless the person scrolled up to read.
+  function follow(update) {
+    var page = document.documentElement;
+    var atBottom = window.innerHeight + window.scrollY >= page.scrollHeight - 80;
+    update();
+    if (atBottom) window.scrollTo(0, page.scrollHeight);
   }
 
   // Server-sent events: blocks separated by a blank line, "event:" and "data:" fields,
