@@ -29,13 +29,10 @@ Prints figures, asserts nothing.
 import argparse
 import cProfile
 import io
-import os
 import pstats
 import random
 import re
-import shutil
 import sys
-import tempfile
 import time
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
@@ -67,7 +64,7 @@ from bench.scripted_llm import (  # noqa: E402
     ScriptedLlm,
     ScriptedModel,
 )
-from bench.search_keyword import FRAME_SQL, OCR_SQL, PHASH, database_create, django_start, rows_write  # noqa: E402
+from bench.search_keyword import FRAME_SQL, OCR_SQL, PHASH, bench_data_dir, database_create, rows_write  # noqa: E402
 
 ZONE = ZoneInfo("Europe/Berlin")
 DAY = date(2025, 3, 12)  # a Wednesday, away from a DST change
@@ -802,11 +799,8 @@ def main() -> None:
     args = parser.parse_args()
     command = " ".join(["bench/chat.py", *sys.argv[1:]])
 
-    data_dir = Path(tempfile.mkdtemp(prefix="myrecall-bench-chat-"))
-    load_before = os.getloadavg()
     bench_began = time.perf_counter()
-    try:
-        django_start(data_dir)
+    with bench_data_dir("chat", keep=args.keep):
         database_create()
         began = time.perf_counter()
         day = day_script(count=args.frames_per_day, seed=args.seed)
@@ -937,16 +931,6 @@ def main() -> None:
         print(f"    question words the offline answer says are on no screen: {len(absent)} in "
               f"{len({text for text, _ in absent})} answers: {', '.join(sorted({term for _, term in absent}))}")
         print(f"  total bench time {time.perf_counter() - bench_began:.0f} s")
-    finally:
-        from django.db import connection
-
-        connection.close()
-        load_after = os.getloadavg()
-        print(f"load average (1 min) before {load_before[0]:.2f}, after {load_after[0]:.2f} on {os.cpu_count()} cores")
-        if args.keep:
-            print(f"kept {data_dir}")
-        else:
-            shutil.rmtree(data_dir, ignore_errors=True)
 
 
 if __name__ == "__main__":

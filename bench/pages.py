@@ -19,12 +19,9 @@ nothing.
 import argparse
 import cProfile
 import io
-import os
 import pstats
 import re
-import shutil
 import sys
-import tempfile
 import time
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -42,7 +39,7 @@ if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
 from bench import screens  # noqa: E402
-from bench.search_keyword import APPS, EN_WORK, PHASH, Corpus, database_create, django_start, rows_write  # noqa: E402
+from bench.search_keyword import APPS, EN_WORK, PHASH, Corpus, bench_data_dir, database_create, rows_write  # noqa: E402
 
 ZONE = ZoneInfo("Europe/Berlin")
 DAY = date(2025, 3, 12)  # a Wednesday, away from a DST change
@@ -339,10 +336,7 @@ def main() -> None:
     parser.add_argument("--keep", action="store_true", help="keep the temporary data dir and print its path")
     args = parser.parse_args()
 
-    data_dir = Path(tempfile.mkdtemp(prefix="myrecall-bench-pages-"))
-    load_before = os.getloadavg()
-    try:
-        django_start(data_dir)
+    with bench_data_dir("pages", keep=args.keep) as data_dir:
         from django.db import connection
 
         database_create()
@@ -386,16 +380,6 @@ def main() -> None:
                     local_p50 = percentile(results[page.label].times_ms, 50)
                     print(f"  {page.label:17} {percentile(times, 50):8.1f} {percentile(times, 95):8.1f} {size:10,} "
                           f"{percentile(times, 50) - local_p50:+21.1f} ms")
-    finally:
-        from django.db import connection
-
-        connection.close()
-        load_after = os.getloadavg()
-        print(f"\nload average (1 min) before {load_before[0]:.2f}, after {load_after[0]:.2f} on {os.cpu_count()} cores")
-        if args.keep:
-            print(f"kept {data_dir}")
-        else:
-            shutil.rmtree(data_dir, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -22,6 +22,8 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from datetime import timezone as dt_timezone
@@ -237,6 +239,28 @@ def django_start(data_dir: Path) -> None:
     import django
 
     django.setup()
+
+
+@contextmanager
+def bench_data_dir(name: str, *, keep: bool, show_load: bool = True) -> Iterator[Path]:
+    """A temporary data dir for one benchmark run, with Django started on it; afterwards the
+    load average before and after (these machines are noisy) and the dir removed unless kept."""
+    data_dir = Path(tempfile.mkdtemp(prefix=f"myrecall-bench-{name}-"))
+    load_before = os.getloadavg()
+    try:
+        django_start(data_dir)
+        yield data_dir
+    finally:
+        from django.db import connection
+
+        connection.close()
+        if show_load:
+            load_after = os.getloadavg()
+            print(f"\nload average (1 min) before {load_before[0]:.2f}, after {load_after[0]:.2f} on {os.cpu_count()} cores")
+        if keep:
+            print(f"kept {data_dir}")
+        else:
+            shutil.rmtree(data_dir, ignore_errors=True)
 
 
 def database_create() -> None:
@@ -534,9 +558,7 @@ def main() -> None:
     parser.add_argument("--connections", default="52,156,520", help="partition counts to time a new connection at")
     args = parser.parse_args()
 
-    data_dir = Path(tempfile.mkdtemp(prefix="myrecall-bench-search-"))
-    try:
-        django_start(data_dir)
+    with bench_data_dir("search", keep=args.keep, show_load=False):
         if args.ranked_max:
             from search import selectors
 
@@ -545,15 +567,6 @@ def main() -> None:
             size_run(size=size, n_queries=args.queries, seed=args.seed)
         if args.connections:
             connection_cost([int(c) for c in args.connections.split(",")])
-    finally:
-        from django.db import connection
-
-        connection.close()
-        if args.keep:
-            print(f"\nkept {data_dir}")
-        else:
-            shutil.rmtree(data_dir, ignore_errors=True)
-
 
 if __name__ == "__main__":
     main()
