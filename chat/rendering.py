@@ -2,7 +2,7 @@
 
 Markdown is rendered with raw HTML off (so any tag in the text comes out escaped), then the
 result is sanitised against a short allow-list anyway. `myrecall://frame/ID` links become
-links to the frame viewer; any other link scheme than http(s) is removed.
+links to the frame viewer; any other link that is not a web address (myrecall.links) stays text.
 """
 
 import re
@@ -10,6 +10,8 @@ from functools import lru_cache
 
 import nh3
 from markdown_it import MarkdownIt
+
+from myrecall.links import WEB_SCHEMES, web_url
 
 FRAME_LINK = re.compile(r"myrecall://frame/(\d+)")
 
@@ -21,8 +23,7 @@ _ATTRIBUTES = {"a": {"href", "title", "class", "data-frame-id"}, "ol": {"start"}
 def _markdown() -> MarkdownIt:
     md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
     md.enable("strikethrough")
-    # Headings are shown one level down so that an answer never outranks the page's own title.
-    md.validateLink = lambda url: url.startswith(("http://", "https://", "myrecall://frame/", "/frames/"))
+    md.validateLink = lambda url: bool(FRAME_LINK.fullmatch(url) or web_url(url))
     return md
 
 
@@ -31,6 +32,7 @@ def answer_html(*, answer_md: str, viewer_urls: dict[int, str]) -> str:
     from it keeps its label as plain text: only validated citations become links)."""
     tokens = _markdown().parse(answer_md)
     for token in tokens:
+        unlinked = []
         for child in token.children or []:
             if child.type == "link_open":
                 href = child.attrGet("href") or ""
@@ -42,7 +44,13 @@ def answer_html(*, answer_md: str, viewer_urls: dict[int, str]) -> str:
                         child.attrSet("class", "cite")
                         child.attrSet("data-frame-id", str(frame_id))
                     else:
-                        child.attrSet("href", "")
+                        unlinked.append(child)
+            elif child.type == "link_close" and unlinked and unlinked[-1].type == "link_open":
+                unlinked.append(child)  # links do not nest: this closes the one just unlinked
+        if unlinked:
+            dropped = {id(child) for child in unlinked}
+            token.children = [child for child in token.children if id(child) not in dropped]
+        # Headings are shown one level down so that an answer never outranks the page's own title.
         if token.type == "heading_open":
             level = min(int(token.tag[1]) + 2, 4)
             token.tag = f"h{level}"
@@ -53,6 +61,6 @@ def answer_html(*, answer_md: str, viewer_urls: dict[int, str]) -> str:
         html,
         tags=_TAGS,
         attributes=_ATTRIBUTES,
-        url_schemes={"http", "https"},
+        url_schemes=WEB_SCHEMES,
         link_rel="noopener noreferrer",
     )

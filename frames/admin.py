@@ -1,6 +1,7 @@
 from django.contrib import admin
 
 from frames.models import Frame, OcrResult
+from myrecall.links import url_link
 
 
 class OcrResultInline(admin.StackedInline):
@@ -17,8 +18,12 @@ class FrameAdmin(admin.ModelAdmin):
     list_filter = ["ocr_status", "device_name", "app_name"]
     search_fields = ["app_name", "window_name", "browser_url", "ocr__text"]
     date_hierarchy = "timestamp"
-    readonly_fields = [f.name for f in Frame._meta.fields]
+    fields = readonly_fields = ["browser_link" if f.name == "browser_url" else f.name for f in Frame._meta.fields]
     inlines = [OcrResultInline]
+
+    @admin.display(description="browser URL")
+    def browser_link(self, frame: Frame):
+        return url_link(frame.browser_url) if frame.browser_url else None
 
     def has_add_permission(self, request):
         return False  # frames come in through the API or frames_import
