@@ -10,7 +10,6 @@ from datetime import timezone as dt_timezone
 import numpy as np
 from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.db.models import Q
 from django.utils import timezone
 from PIL import Image
 
@@ -147,22 +146,34 @@ def frame_ocr_enqueue(*, frame_id: int, delay_s: float = 0) -> None:
 
 
 def frames_ocr_requeue() -> int:
-    """Queue OCR for pending frames whose task was lost (a crash between commit and enqueue,
-    or a worker killed mid-task); returns how many. Run when the worker starts."""
+    """Queue OCR for pending frames that have no task waiting or running (a crash between the
+    commit and the enqueue, or a task that failed outside OCR); returns how many.
+
+    Run at worker start, after the sweep has given back the tasks of dead workers: a RUNNING
+    task belongs to a live worker, or to one the sweep will find gone."""
     from django_tasks_db.models import DBTaskResult
 
     from frames.tasks import frame_ocr
 
-    stale = timezone.now() - timedelta(minutes=10)
-    live = DBTaskResult.objects.filter(task_path=frame_ocr.module_path).filter(
-        Q(status="READY") | Q(status="RUNNING", started_at__gte=stale)
-    )
+    live = DBTaskResult.objects.filter(task_path=frame_ocr.module_path, status__in=["READY", "RUNNING"])
     queued = {row["args"][0] for row in live.values_list("args_kwargs", flat=True) if row.get("args")}
     pending = Frame.objects.filter(ocr_status=OcrStatus.PENDING).values_list("id", flat=True)
     lost = [frame_id for frame_id in pending if frame_id not in queued]
     for frame_id in lost:
         frame_ocr_enqueue(frame_id=frame_id)
     return len(lost)
+
+
+def frame_ocr_abandon(*, frame_id: int, attempts: int) -> None:
+    """The worker died `attempts` times while reading this frame (killed, or the engine crashed
+    the process on its image): a final failure, so the frame stops being pending and stays
+    findable by its app, window and URL."""
+    with transaction.atomic():
+        frame = Frame.objects.filter(id=frame_id, ocr_status=OcrStatus.PENDING).first()
+        if frame is None:
+            return
+        frame.ocr_attempts += attempts
+        _ocr_give_up(frame, reason=f"the worker stopped during OCR {attempts} times")
 
 
 def frame_image_load(frame: Frame) -> np.ndarray:
@@ -246,13 +257,19 @@ def _ocr_failed(frame: Frame, *, reason: str) -> str:
     logger.warning("OCR of frame %s failed: %s", frame.id, reason)
     with transaction.atomic():
         frame.ocr_attempts += 1
-        frame.ocr_error = reason[:2000]
         if frame.ocr_attempts >= settings.OCR_MAX_ATTEMPTS:
-            frame.ocr_status = OcrStatus.FAILED
-            # Still searchable by its app, window and URL.
-            frame_text_ready.send(sender=Frame, frame=frame)
+            _ocr_give_up(frame, reason=reason)
         else:
+            frame.ocr_error = reason[:2000]
+            frame.save(update_fields=["ocr_attempts", "ocr_error"])
             delay = 2 ** frame.ocr_attempts
             transaction.on_commit(lambda: frame_ocr_enqueue(frame_id=frame.id, delay_s=delay))
-        frame.save(update_fields=["ocr_status", "ocr_attempts", "ocr_error"])
     return frame.ocr_status
+
+
+def _ocr_give_up(frame: Frame, *, reason: str) -> None:
+    frame.ocr_status = OcrStatus.FAILED
+    frame.ocr_error = reason[:2000]
+    frame.save(update_fields=["ocr_status", "ocr_attempts", "ocr_error"])
+    # Still searchable by its app, window and URL.
+    frame_text_ready.send(sender=Frame, frame=frame)

@@ -1,8 +1,28 @@
+from django.conf import settings
 from django_tasks import task
 
-from frames.services import frame_ocr_run
+from frames.ocr import ocr_warm_up
+from frames.services import frame_ocr_abandon, frame_ocr_run, frames_ocr_requeue
 
 
 @task(queue_name="ocr")
 def frame_ocr(frame_id: int) -> str:
     return frame_ocr_run(frame_id=frame_id)
+
+
+def frame_ocr_abandoned(frame_id: int, *, attempts: int) -> None:
+    """frame_ocr's abandoned-task hook: its workers died `attempts` times while running it."""
+    frame_ocr_abandon(frame_id=frame_id, attempts=attempts)
+
+
+def ocr_lost_requeue() -> str | None:
+    """Worker start-up: OCR for pending frames whose task was lost."""
+    if requeued := frames_ocr_requeue():
+        return f"re-queued OCR for {requeued} frame(s) whose task was lost"
+    return None
+
+
+def ocr_engine_warm_up() -> str:
+    """Worker start-up: load the OCR models before the first frame."""
+    ocr_warm_up()
+    return f"OCR engine {settings.OCR_ENGINE} ready"

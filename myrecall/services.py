@@ -1,12 +1,22 @@
+import logging
 import os
 import secrets
+import socket
+from dataclasses import dataclass
 from pathlib import Path
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.db import transaction
 from django.utils import timezone
+from django_tasks import TaskResultStatus
+from django_tasks_db.models import DBTaskResult
 
-from myrecall.models import ApiToken, token_hash
+from myrecall.models import ApiToken, WorkerHeartbeat, WorkerLost, token_hash
+from myrecall.selectors import workers_dead
+from myrecall.worker_hooks import abandoned_hooks
+
+logger = logging.getLogger(__name__)
 
 ADMIN_USERNAME = "admin"
 ADMIN_PASSWORD_FILE = "admin_password.txt"
@@ -44,3 +54,85 @@ def admin_ensure() -> str | None:
         fh.write(password + "\n")
     os.chmod(path, 0o600)
     return password
+
+
+def worker_beat(*, worker_id: str, swept: bool = False) -> None:
+    """Record that this process's worker is alive; the first beat registers it, and so does a
+    beat after a sweep took it for dead and removed its row."""
+    now = timezone.now()
+    beat = {"beat_at": now, **({"swept_at": now} if swept else {})}
+    WorkerHeartbeat.objects.update_or_create(
+        worker_id=worker_id,
+        defaults=beat,
+        create_defaults={**beat, "hostname": socket.gethostname(), "pid": os.getpid(), "started_at": now},
+    )
+
+
+def worker_unregister(*, worker_id: str) -> None:
+    WorkerHeartbeat.objects.filter(worker_id=worker_id).delete()
+
+
+@dataclass(frozen=True)
+class SweepResult:
+    requeued: int
+    failed: int
+    workers_removed: int
+
+
+def tasks_abandoned_sweep() -> SweepResult:
+    """Give back the tasks that dead workers left RUNNING, and forget the dead workers.
+
+    A task whose claiming worker (the last of its worker_ids) is gone goes back to READY while
+    it has been claimed fewer than TASK_MAX_ATTEMPTS times; after that it is marked FAILED and
+    its app's abandoned-task hook is told, so the object it works on does not stay pending. A
+    live worker's task is never touched, however long it runs. Each change is one conditional
+    UPDATE on the claim as read, so sweeping workers cannot both act on one task.
+    """
+    running = list(
+        DBTaskResult.objects.running().values_list("id", "worker_ids", "started_at", "task_path", "args_kwargs")
+    )
+    dead = workers_dead(worker_ids={worker_ids[-1] for _, worker_ids, *_ in running if worker_ids})
+    requeued = failed = 0
+    for task_id, worker_ids, started_at, task_path, args_kwargs in running:
+        if worker_ids and worker_ids[-1] not in dead:
+            continue
+        # The claim as read: a row given back and claimed again since then is left alone.
+        claim = DBTaskResult.objects.filter(id=task_id, status=TaskResultStatus.RUNNING, started_at=started_at)
+        attempts = len(worker_ids)
+        if attempts < settings.TASK_MAX_ATTEMPTS:
+            if claim.update(status=TaskResultStatus.READY):
+                requeued += 1
+                logger.warning(
+                    "Task %s (%s) was left running by worker %s, which is gone: back in the queue (attempt %d of %d)",
+                    task_id, task_path, worker_ids[-1] if worker_ids else "?", attempts, settings.TASK_MAX_ATTEMPTS,
+                )
+        elif _task_abandon(claim, task_id=task_id, task_path=task_path, args_kwargs=args_kwargs, worker_ids=worker_ids):
+            failed += 1
+    gone = workers_dead(worker_ids=WorkerHeartbeat.objects.values_list("worker_id", flat=True))
+    removed, _ = WorkerHeartbeat.objects.filter(worker_id__in=gone).delete()
+    return SweepResult(requeued=requeued, failed=failed, workers_removed=removed)
+
+
+def _task_abandon(claim, *, task_id, task_path: str, args_kwargs: dict, worker_ids: list[str]) -> bool:
+    attempts = len(worker_ids)
+    reason = f"the workers running this task stopped {attempts} times ({', '.join(worker_ids)})"
+    with transaction.atomic():
+        marked = claim.update(
+            status=TaskResultStatus.FAILED,
+            finished_at=timezone.now(),
+            return_value=None,
+            exception_class_path=f"{WorkerLost.__module__}.{WorkerLost.__qualname__}",
+            traceback=f"{WorkerLost.__qualname__}: {reason}\n",
+        )
+        if not marked:
+            return False
+        logger.error("Task %s (%s) given up: %s", task_id, task_path, reason)
+        hook = abandoned_hooks.get(task_path)
+        if hook is not None:
+            try:
+                with transaction.atomic():
+                    hook(*args_kwargs["args"], attempts=attempts, **args_kwargs["kwargs"])
+            except Exception:
+                # The task stays FAILED either way: a broken hook must not make the sweep retry it forever.
+                logger.exception("The abandoned-task hook of %s failed", task_path)
+    return True

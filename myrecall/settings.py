@@ -22,6 +22,11 @@ env = environ.Env(
     MYRECALL_OCR_INCREMENTAL=(bool, True),
     MYRECALL_TIMESTAMP_MAX_FUTURE_S=(float, 86400.0),
     MYRECALL_WORKER_INTERVAL=(float, 0.2),
+    MYRECALL_WORKER_HEARTBEAT_S=(float, 5.0),
+    MYRECALL_WORKER_GRACE_S=(float, 60.0),
+    MYRECALL_WORKER_SWEEP_S=(float, 60.0),
+    MYRECALL_TASK_MAX_ATTEMPTS=(int, 3),
+    MYRECALL_WORKER_STOP_S=(float, 30.0),
     LLM_BASE_URL=(str, ""),
     LLM_API_KEY=(str, ""),
     LLM_MODEL=(str, ""),
@@ -170,6 +175,15 @@ OCR_MAX_ATTEMPTS = env("MYRECALL_OCR_MAX_ATTEMPTS")
 OCR_INCREMENTAL = env("MYRECALL_OCR_INCREMENTAL")
 TIMESTAMP_MAX_FUTURE_S = env("MYRECALL_TIMESTAMP_MAX_FUTURE_S")
 WORKER_INTERVAL = env("MYRECALL_WORKER_INTERVAL")
+
+# Background work survives a crash: workers beat while they live; a task left running by a worker
+# silent past the grace (or whose process on this machine is gone) is taken again, up to the attempts.
+WORKER_HEARTBEAT_S = env("MYRECALL_WORKER_HEARTBEAT_S")
+WORKER_GRACE_S = env("MYRECALL_WORKER_GRACE_S")
+WORKER_SWEEP_S = env("MYRECALL_WORKER_SWEEP_S")
+TASK_MAX_ATTEMPTS = env("MYRECALL_TASK_MAX_ATTEMPTS")
+# How long `serve` lets the worker finish its task in flight on a stop before killing it.
+WORKER_STOP_S = env("MYRECALL_WORKER_STOP_S")
 
 # Chat LLM: any OpenAI-compatible endpoint; an empty base URL means none is configured.
 LLM_BASE_URL = env("LLM_BASE_URL")

@@ -132,3 +132,15 @@ def test_stopping_serve_stops_web_server_and_worker(tmp_path, sig, group):
     assert left == []
     with pytest.raises(requests.ConnectionError):
         requests.get(server.url + "/login/", timeout=2)
+
+
+def test_a_killed_serve_takes_its_web_server_and_worker_down_with_it(tmp_path):
+    with LiveServer(tmp_path / "serve") as server:
+        children = process_descendants(server.proc.pid)
+        server.proc.kill()  # no handler runs: the children learn it from the kernel
+        server.proc.wait()
+
+        deadline = time.time() + 60
+        while any(_alive(pid) for pid in children) and time.time() < deadline:
+            time.sleep(0.2)
+    assert [pid for pid in children if _alive(pid)] == []

@@ -1,3 +1,4 @@
+import ctypes
 import os
 import signal
 import subprocess
@@ -13,6 +14,8 @@ from myrecall.services import ADMIN_PASSWORD_FILE, ADMIN_USERNAME, admin_ensure
 
 MAX_RESTARTS = 5
 RESTART_WINDOW_S = 60
+_PRCTL = ctypes.CDLL(None, use_errno=True).prctl if sys.platform == "linux" else None
+PR_SET_PDEATHSIG = 1
 
 
 class Command(BaseCommand):
@@ -38,41 +41,63 @@ class Command(BaseCommand):
             "web": [python, "-m", "daphne", "-b", host, "-p", str(port), "--proxy-headers", "myrecall.asgi:application"],
             "worker": [python, manage, "worker"],
         }
-        children = {name: subprocess.Popen(cmd, cwd=settings.BASE_DIR, env=env) for name, cmd in commands.items()}
+        children = {name: _start(cmd, env) for name, cmd in commands.items()}
         restarts: dict[str, list[float]] = {name: [] for name in commands}
         self.stdout.write(f"MyRecall on http://{host}:{port}/  (data in {settings.DATA_DIR}; Ctrl-C stops)")
         self.stdout.flush()
-        stopping = False
+        signals = 0
 
-        def stop(signum, frame):
-            nonlocal stopping
-            stopping = True
+        def on_signal(signum, frame):
+            nonlocal signals
+            signals += 1
+            if signals > 1:
+                # A second Ctrl-C: the worker puts its task in flight back in the queue and stops now.
+                _terminate(children.values())
 
-        signal.signal(signal.SIGINT, stop)
-        signal.signal(signal.SIGTERM, stop)
+        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            signal.signal(sig, on_signal)
         exit_code = 0
-        while not stopping:
+        while not signals and exit_code == 0:
             for name, child in children.items():
-                if child.poll() is None or stopping:
+                if child.poll() is None or signals:
                     continue
                 # A crashed worker must not take the web app down: restart it, but give up on a crash loop.
                 recent = [t for t in restarts[name] if time.time() - t < RESTART_WINDOW_S]
                 if len(recent) >= MAX_RESTARTS:
                     self.stderr.write(f"{name} keeps exiting (last code {child.returncode}); stopping.")
                     exit_code = child.returncode or 1
-                    stopping = True
                     break
                 self.stderr.write(f"{name} exited with {child.returncode}; restarting it.")
                 restarts[name] = [*recent, time.time()]
-                children[name] = subprocess.Popen(commands[name], cwd=settings.BASE_DIR, env=env)
+                children[name] = _start(commands[name], env)
             time.sleep(0.2)
-        for child in children.values():
-            if child.poll() is None:
-                child.send_signal(signal.SIGTERM)
-        deadline = time.time() + 10
+        if signals == 1:
+            self.stdout.write("Stopping: the worker finishes its task in flight (Ctrl-C again: it goes back to the queue).")
+            self.stdout.flush()
+        _terminate(children.values())
+        deadline = time.time() + settings.WORKER_STOP_S
         for child in children.values():
             try:
                 child.wait(timeout=max(deadline - time.time(), 0.1))
             except subprocess.TimeoutExpired:
-                child.kill()
+                child.kill()  # a task it was running is taken again by the next worker's sweep
+                child.wait()
         sys.exit(exit_code)
+
+
+def _start(command: list[str], env: dict[str, str]) -> subprocess.Popen:
+    # Its own process group: a terminal's Ctrl-C reaches serve alone, which then stops each child with one signal.
+    return subprocess.Popen(
+        command, cwd=settings.BASE_DIR, env=env, process_group=0, preexec_fn=_die_with_parent if _PRCTL else None
+    )
+
+
+def _terminate(children) -> None:
+    for child in children:
+        if child.poll() is None:
+            child.send_signal(signal.SIGTERM)
+
+
+def _die_with_parent() -> None:
+    """In the child, on Linux: a SIGTERM (an orderly stop) when serve dies, so a killed serve leaves no orphans."""
+    _PRCTL(PR_SET_PDEATHSIG, signal.SIGTERM)

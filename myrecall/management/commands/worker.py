@@ -1,21 +1,18 @@
-from django.conf import settings
-from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
-from frames.ocr import ocr_warm_up
-from frames.services import frames_ocr_requeue
+from myrecall.worker import worker_run
 
 
 class Command(BaseCommand):
-    help = "Run the background worker (OCR and other tasks), with the OCR models loaded up front."
+    help = (
+        "Run a background worker (OCR and other tasks). Several may share one data dir; a task left "
+        "running by a worker that died is taken again. Ctrl-C or SIGTERM: finish the task in flight, "
+        "then stop; twice: put it back in the queue and stop now."
+    )
 
     def handle(self, *args, **options):
-        requeued = frames_ocr_requeue()
-        if requeued:
-            self.stdout.write(f"[worker] re-queued OCR for {requeued} frame(s) whose task was lost")
-        # Finished task records are kept a day for inspection, not forever.
-        call_command("prune_db_task_results", min_age_days=1, verbosity=0)
-        ocr_warm_up()
-        self.stdout.write(f"[worker] OCR engine {settings.OCR_ENGINE} ready", ending="\n")
-        self.stdout.flush()
-        call_command("db_worker", queue_name="*", interval=settings.WORKER_INTERVAL, startup_delay=False, verbosity=0)
+        def say(line: str) -> None:
+            self.stdout.write(f"[worker] {line}")
+            self.stdout.flush()
+
+        worker_run(say=say)

@@ -1,0 +1,134 @@
+"""The background worker process: django-tasks-db's Worker under a known id, a heartbeat while
+the process lives, a sweep that gives back the tasks of workers that are gone, the apps' start-up
+hooks, and a stop that loses no work."""
+
+import logging
+import os
+import secrets
+import signal
+import socket
+import threading
+import time
+from collections.abc import Callable
+
+from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
+from django.core.management import call_command
+from django.db import connection
+from django_tasks import DEFAULT_TASK_BACKEND_ALIAS
+from django_tasks_db.management.commands.db_worker import Worker
+from django_tasks_db.models import DBTaskResult
+
+from myrecall.models import TaskRun, WorkerStopped
+from myrecall.services import tasks_abandoned_sweep, worker_beat, worker_unregister
+from myrecall.worker_hooks import startup_hooks
+
+logger = logging.getLogger(__name__)
+
+
+def worker_id_new() -> str:
+    # Readable in the task table; the random tail tells apart two lives of one pid.
+    return f"{socket.gethostname()[:40]}:{os.getpid()}:{secrets.token_hex(4)}"
+
+
+class RecoveringWorker(Worker):
+    """django-tasks-db's Worker with a stop that never fails the task in flight: the first
+    SIGINT/SIGTERM lets it finish and then stops; a second interrupts it, puts it back in the
+    queue (not counted as an attempt) and stops."""
+
+    interrupted = False
+
+    def shutdown(self, signum, frame) -> None:
+        name = signal.strsignal(signum)
+        if self.running:
+            self.running = False
+            if self.running_task:
+                logger.warning("%s: stopping after the task in flight (again: put it back in the queue and stop now)", name)
+            return
+        if not self.interrupted:
+            self.interrupted = True
+            logger.warning("%s: stopping now; the task in flight goes back to the queue", name)
+            raise WorkerStopped(name)
+
+    def run_task(self, db_task_result: DBTaskResult) -> None:
+        db_task_result.__class__ = TaskRun  # the same row, written the way TaskRun says
+        super().run_task(db_task_result)
+
+
+class Heartbeat(threading.Thread):
+    """Beats for its worker every WORKER_HEARTBEAT_S while the process lives, and sweeps for
+    the tasks of dead workers every WORKER_SWEEP_S."""
+
+    def __init__(self, worker_id: str):
+        super().__init__(name="worker-heartbeat", daemon=True)
+        self.worker_id = worker_id
+        self.stopping = threading.Event()
+
+    def run(self) -> None:
+        last_beat = time.time()
+        next_sweep = last_beat + settings.WORKER_SWEEP_S
+        try:
+            while not self.stopping.wait(settings.WORKER_HEARTBEAT_S):
+                now = time.time()
+                if now - last_beat > settings.WORKER_GRACE_S:
+                    # This process could not beat (a suspended machine, a long-locked database): neither
+                    # could the others, so they get a sweep period to beat again before they are judged.
+                    next_sweep = now + settings.WORKER_SWEEP_S
+                sweep = now >= next_sweep
+                if sweep:
+                    next_sweep = now + settings.WORKER_SWEEP_S
+                if self._tick(sweep=sweep):
+                    last_beat = now
+        finally:
+            connection.close()
+
+    def _tick(self, *, sweep: bool) -> bool:
+        try:
+            if sweep:
+                tasks_abandoned_sweep()
+            worker_beat(worker_id=self.worker_id, swept=sweep)
+            return True
+        except Exception:
+            logger.exception("Worker heartbeat or sweep failed; trying again")
+            connection.close()
+            return False
+
+    def stop(self) -> None:
+        self.stopping.set()
+        self.join(timeout=10)
+
+
+def worker_run(*, say: Callable[[str], None]) -> None:
+    """Run a worker for every queue until it is stopped; say() prints a line of its progress."""
+    if settings.WORKER_GRACE_S < 2 * settings.WORKER_HEARTBEAT_S:
+        raise ImproperlyConfigured("MYRECALL_WORKER_GRACE_S must be at least twice MYRECALL_WORKER_HEARTBEAT_S.")
+    worker = RecoveringWorker(
+        queue_names=["*"],
+        interval=settings.WORKER_INTERVAL,
+        batch=False,
+        backend_name=DEFAULT_TASK_BACKEND_ALIAS,
+        startup_delay=False,
+        max_tasks=None,
+        worker_id=worker_id_new(),
+        excluded_queue_names=[],
+    )
+    # From here a stop is orderly: one during start-up ends the worker before its first task.
+    worker.configure_signals()
+    worker_beat(worker_id=worker.worker_id)
+    heartbeat = Heartbeat(worker.worker_id)
+    heartbeat.start()
+    try:
+        swept = tasks_abandoned_sweep()
+        if swept.requeued or swept.failed:
+            say(f"took back {swept.requeued} task(s) left running by stopped workers, gave up {swept.failed}")
+        # Finished task records are kept a day for inspection, not forever.
+        call_command("prune_db_task_results", min_age_days=1, verbosity=0)
+        for hook in startup_hooks:
+            if line := hook():
+                say(line)
+        worker.run()
+    except WorkerStopped:
+        pass
+    finally:
+        heartbeat.stop()
+        worker_unregister(worker_id=worker.worker_id)

@@ -1,0 +1,28 @@
+"""What apps plug into the background worker, registered from their AppConfig.ready(): callables
+run once when a worker starts, and what to do when the workers running a task kept dying on it.
+
+The worker never names the apps; the pipeline order of INSTALLED_APPS is the order of start-up."""
+
+from collections.abc import Callable
+
+from django_tasks.base import Task
+
+# Each returns a line for the worker's output (or None): "OCR engine rapidocr ready".
+StartupHook = Callable[[], str | None]
+# Called with the task's own arguments plus attempts=N, inside the transaction that marks the task FAILED.
+AbandonedHook = Callable[..., None]
+
+startup_hooks: list[StartupHook] = []
+abandoned_hooks: dict[str, AbandonedHook] = {}
+
+
+def worker_startup_register(hook: StartupHook) -> StartupHook:
+    if hook not in startup_hooks:
+        startup_hooks.append(hook)
+    return hook
+
+
+def task_abandoned_register(task: Task, hook: AbandonedHook) -> None:
+    """hook(*task_args, attempts=N, **task_kwargs) runs once, when the task is given up after its
+    workers died N times while running it, so the object it works on does not stay pending forever."""
+    abandoned_hooks[task.module_path] = hook
