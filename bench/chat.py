@@ -395,7 +395,7 @@ def day_write(frames: list[DayFrame]) -> None:
     from django.db import connection
 
     from frames.text import text_languages
-    from search.fts import fts_prepare, rowid_for
+    from search.fts import index_row, rowid_for
 
     adapt = connection.ops.adapt_datetimefield_value
     frame_rows, ocr_rows, fts_rows = [], [], []
@@ -406,7 +406,12 @@ def day_write(frames: list[DayFrame]) -> None:
         key = (frame.app, frame.window, frame.url)
         frame_rows.append((frame.frame_id, stamp, *key, True, f"frames/{moment:%Y/%m/%d}/{frame.frame_id}.webp", PHASH, stamp))
         ocr_rows.append((frame.frame_id, frame.text, ",".join(text_languages(frame.text)), stamp))
-        fts_rows.append((rowid_for(frame.ts, frame.frame_id), fts_prepare(frame.text), *(fts_prepare(v) for v in key), frame.frame_id))
+        fts_rows.append(
+            index_row(
+                rowid=rowid_for(frame.ts, frame.frame_id), frame_id=frame.frame_id, text=frame.text,
+                app_name=frame.app, window_name=frame.window, browser_url=frame.url,
+            )
+        )
         if len(frame_rows) >= BATCH:
             rows_write(frame_sql=FRAME_SQL, frames=frame_rows, ocr_sql=OCR_SQL, ocrs=ocr_rows, fts=fts_rows)
     if frame_rows:

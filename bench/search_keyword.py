@@ -309,14 +309,13 @@ def frames_generate(*, size: int, t0: float, seed: int) -> float:
     from django.db import connection
 
     from frames.text import text_languages
-    from search.fts import fts_prepare, rowid_for
+    from search.fts import index_row, rowid_for
 
     adapt = connection.ops.adapt_datetimefield_value
     rng = np.random.default_rng(seed)
     timestamps = np.sort(rng.uniform(t0, t0 + SPAN_DAYS * DAY, size))
     corpus = Corpus(seed)
     frames, ocrs, fts = [], [], []
-    meta_cache: dict[tuple, tuple] = {}
     started = time.perf_counter()
 
     def flush() -> None:
@@ -329,12 +328,14 @@ def frames_generate(*, size: int, t0: float, seed: int) -> float:
         moment = datetime.fromtimestamp(ts, tz=dt_timezone.utc)
         stamp = adapt(moment)
         key = (screen.app_name, screen.window_name, screen.browser_url)
-        if key not in meta_cache:
-            meta_cache.clear()
-            meta_cache[key] = tuple(fts_prepare(value) for value in key)
         frames.append((frame_id, stamp, *key, frame_id % 10 != 0, f"frames/{moment:%Y/%m/%d}/{frame_id}.jpg", PHASH, stamp))
         ocrs.append((frame_id, text, ",".join(text_languages(text)), stamp))
-        fts.append((rowid_for(moment.timestamp(), frame_id), fts_prepare(text), *meta_cache[key], frame_id))
+        fts.append(
+            index_row(
+                rowid=rowid_for(moment.timestamp(), frame_id), frame_id=frame_id, text=text,
+                app_name=key[0], window_name=key[1], browser_url=key[2],
+            )
+        )
         if len(frames) >= BATCH:
             flush()
     if frames:

@@ -27,6 +27,8 @@ env = environ.Env(
     MYRECALL_WORKER_SWEEP_S=(float, 60.0),
     MYRECALL_TASK_MAX_ATTEMPTS=(int, 3),
     MYRECALL_WORKER_STOP_S=(float, 30.0),
+    MYRECALL_SEARCH_RANK_MAX=(int, 4000),
+    MYRECALL_SEARCH_FALLBACK_BELOW=(int, 20),
     LLM_BASE_URL=(str, ""),
     LLM_API_KEY=(str, ""),
     LLM_MODEL=(str, ""),
@@ -184,6 +186,12 @@ WORKER_SWEEP_S = env("MYRECALL_WORKER_SWEEP_S")
 TASK_MAX_ATTEMPTS = env("MYRECALL_TASK_MAX_ATTEMPTS")
 # How long `serve` lets the worker finish its task in flight on a stop before killing it.
 WORKER_STOP_S = env("MYRECALL_WORKER_STOP_S")
+
+# Keyword search. bm25 costs about 1.5 us a match (bench/search_keyword.py): past this many matches of
+# a tier in the range only the newest are ranked, so a word on most screens still answers fast; 0
+# ranks every match. The last word is also taken as a prefix when exact and part matches are fewer.
+SEARCH_RANK_MAX = env("MYRECALL_SEARCH_RANK_MAX")
+SEARCH_FALLBACK_BELOW = env("MYRECALL_SEARCH_FALLBACK_BELOW")
 
 # Chat LLM: any OpenAI-compatible endpoint; an empty base URL means none is configured.
 LLM_BASE_URL = env("LLM_BASE_URL")

@@ -1,11 +1,22 @@
-"""SQLite FTS5 keyword index that works for Chinese as well as English.
+"""SQLite FTS5 keyword index that works for Chinese as well as English, and for words
+that OCR or the page glued to others.
 
 unicode61 keeps a run of Chinese characters as one token, so a 2-character word
-inside a sentence is never found. Before text reaches FTS5, every run of CJK
-characters is rewritten as its overlapping bigrams plus its last character
-("机器学习" -> "机器 器学 学习 习"); English words pass unchanged. A Chinese query
-becomes the phrase of its bigrams, which matches exactly where the characters
-are contiguous; a single character becomes a prefix query.
+inside a sentence is never found. Before text reaches FTS5 it is NFKC-normalised
+(full-width letters and digits become ASCII) and every run of CJK characters is
+rewritten as its overlapping bigrams plus its last character ("机器学习" -> "机器 器学
+学习 习"), which also splits an English word from the Chinese around it ("由Linus
+Torvalds编写"). A Chinese query becomes the phrase of its bigrams, which matches
+exactly where the characters are contiguous; a single character becomes a prefix query.
+
+Compound tokens are indexed whole and, in the `parts` column, by their parts: camel
+case and letter/digit boundaries ("LinusTorvalds" -> "Linus Torvalds",
+"conversion3:amd64" -> "conversion 3 amd 64"), so a word inside a longer token is found
+without changing what phrases of the on-screen text match.
+
+A query has two tiers: `strict` matches every word as typed in the text columns;
+`loose` also matches compound parts and takes the last word as a prefix (as a search
+box does while one types). Strict matches rank first.
 
 Row ids are ordered by time (milliseconds * 1000 + frame id mod 1000), so a time
 range is a rowid range that FTS5 applies inside the index instead of filtering
@@ -16,13 +27,17 @@ The index is split by time into one FTS5 table per PARTITION_DAYS period
 query, every entry of each query term in the whole table (its document
 frequency), so with one table that cost grew with the whole history; with
 partitions it grows with one period. A partition is created when the first
-frame of its period is indexed and recorded in the registry table, so a search
-lists the partitions of its range without reading sqlite_master.
+frame of its period is indexed and recorded in the registry table with its layout
+(its columns), so a search lists the partitions of its range without reading
+sqlite_master. `manage.py reindex --fts` rebuilds partitions of an older layout beside
+the live ones (rows are written to both while it runs) and swaps each in when done.
 """
 
 import math
 import re
 import shlex
+import unicodedata
+from dataclasses import dataclass
 
 from frames.text import CJK_CLASS
 from myrecall.errors import ApplicationError
@@ -34,15 +49,30 @@ from myrecall.errors import ApplicationError
 PARTITION_DAYS = 7
 PARTITION_MS = PARTITION_DAYS * 86_400_000
 PREFIX = "search_fts_"
+BUILD_SUFFIX = "_next"
 REGISTRY = "search_partition"
 REGISTRY_CREATE_SQL = f"CREATE TABLE IF NOT EXISTS {REGISTRY} (period integer PRIMARY KEY)"
-COLUMNS = "text, app_name, window_name, browser_url, frame_id"
-# Column weights for bm25: on-screen text and window titles count more than app and URL.
-BM25_WEIGHTS = "1.0, 0.5, 1.0, 0.5"
 
+# Layout 1: the text columns and frame_id. Layout 2 adds `parts` (compound parts).
+LAYOUT = 2
+TEXT_COLUMNS = ("text", "app_name", "window_name", "browser_url")
+_LAYOUT_COLUMNS = {1: (*TEXT_COLUMNS, "frame_id"), 2: (*TEXT_COLUMNS, "parts", "frame_id")}
+# Column weights for bm25: on-screen text and window titles count more than app, URL and parts.
+_LAYOUT_WEIGHTS = {1: "1.0, 0.5, 1.0, 0.5", 2: "1.0, 0.5, 1.0, 0.5, 0.5"}
+# The last query word is also a prefix from this many characters on ("rel" finds "release").
+PREFIX_MIN_CHARS = 3
 
 _CJK_RUN = re.compile(f"[{CJK_CLASS}]+")
 _TOKEN = re.compile(r"[^\W_]+")  # what unicode61 keeps as a token (letters and digits)
+# A run of CJK characters, or a token of other letters and digits.
+_QUERY_TOKEN = re.compile(f"([{CJK_CLASS}]+)|[^\\W_{CJK_CLASS}]+")
+
+
+def text_normalize(text: str) -> str:
+    """NFKC: full-width and other compatibility forms become the letters and digits they show."""
+    if not text or unicodedata.is_normalized("NFKC", text):  # the quick check is 50 times cheaper
+        return text or ""
+    return unicodedata.normalize("NFKC", text)
 
 
 def _cjk_run_tokens(run: str) -> list[str]:
@@ -52,10 +82,64 @@ def _cjk_run_tokens(run: str) -> list[str]:
 
 
 def fts_prepare(text: str) -> str:
-    """The form of a text that goes into the index."""
+    """The form of a text that goes into the index's text columns."""
     if not text:
         return ""
-    return _CJK_RUN.sub(lambda m: " " + " ".join(_cjk_run_tokens(m.group())) + " ", text)
+    return _CJK_RUN.sub(lambda m: " " + " ".join(_cjk_run_tokens(m.group())) + " ", text_normalize(text))
+
+
+def _is_simple(token: str) -> bool:
+    """A token with no inner boundary: all digits, or letters all lower, all upper or Titlecase."""
+    if token.isdigit():
+        return True
+    return token.isalpha() and (token.islower() or token.isupper() or (token[0].isupper() and token[1:].islower()))
+
+
+def token_parts(token: str) -> list[str]:
+    """The parts of a compound token, split where camel case or a letter/digit change starts
+    a new word ("LinusTorvalds" -> Linus, Torvalds; "HTTPServer2" -> HTTP, Server, 2); a token
+    with one part gives []."""
+    if _is_simple(token):
+        return []
+    parts, start = [], 0
+    for i in range(1, len(token)):
+        before, here = token[i - 1], token[i]
+        if (
+            before.isdigit() != here.isdigit()
+            or (before.islower() and here.isupper())
+            or (before.isupper() and here.isupper() and i + 1 < len(token) and token[i + 1].islower())
+        ):
+            parts.append(token[start:i])
+            start = i
+    parts.append(token[start:])
+    return parts if len(parts) > 1 else []
+
+
+def text_parts(*texts: str) -> str:
+    """The parts of every compound token in the texts, in order, for the `parts` column."""
+    out: list[str] = []
+    for text in texts:
+        if not text:
+            continue
+        for token in _TOKEN.findall(_CJK_RUN.sub(" ", text_normalize(text))):
+            out += token_parts(token)
+    return " ".join(out)
+
+
+def index_row(
+    *, rowid: int, frame_id: int, text: str, app_name: str, window_name: str, browser_url: str
+) -> tuple[int, str, str, str, str, str, int]:
+    """A frame's row for the index in the current layout: (rowid, text, app_name, window_name,
+    browser_url, parts, frame_id)."""
+    return (
+        rowid,
+        fts_prepare(text),
+        fts_prepare(app_name),
+        fts_prepare(window_name),
+        fts_prepare(browser_url),
+        text_parts(text, app_name, window_name, browser_url),
+        frame_id,
+    )
 
 
 def rowid_for(timestamp_s: float, frame_id: int) -> int:
@@ -79,21 +163,44 @@ def partition_of(rowid: int) -> int:
     return rowid // 1000 // PARTITION_MS
 
 
+def period_bounds_s(period: int) -> tuple[float, float]:
+    """The epoch seconds [start, end) of a period."""
+    return period * PARTITION_MS / 1000, (period + 1) * PARTITION_MS / 1000
+
+
 def partition_table(period: int) -> str:
     return f"{PREFIX}{period}" if period >= 0 else f"{PREFIX}m{-period}"
 
 
-def partition_bm25(period: int) -> str:
-    return f"bm25({partition_table(period)}, {BM25_WEIGHTS})"
+@dataclass(frozen=True)
+class Partition:
+    period: int
+    layout: int
+    build_layout: int | None = None  # a rebuild in this layout is under way beside it
+
+    @property
+    def table(self) -> str:
+        return partition_table(self.period)
+
+    @property
+    def build_table(self) -> str:
+        return partition_table(self.period) + BUILD_SUFFIX
+
+    @property
+    def bm25(self) -> str:
+        return f"bm25({self.table}, {_LAYOUT_WEIGHTS[self.layout]})"
 
 
-def partitions_in(cursor, lo_rowid: int, hi_rowid: int) -> list[int]:
+_REGISTRY_COLUMNS = "period, layout, build_layout"
+
+
+def partitions_in(cursor, lo_rowid: int, hi_rowid: int) -> list[Partition]:
     """The existing partitions that may hold rowids in [lo_rowid, hi_rowid], newest first."""
     cursor.execute(
-        f"SELECT period FROM {REGISTRY} WHERE period BETWEEN %s AND %s ORDER BY period DESC",
+        f"SELECT {_REGISTRY_COLUMNS} FROM {REGISTRY} WHERE period BETWEEN %s AND %s ORDER BY period DESC",
         [partition_of(lo_rowid), partition_of(hi_rowid)],
     )
-    return [row[0] for row in cursor.fetchall()]
+    return [Partition(*row) for row in cursor.fetchall()]
 
 
 def partitions_all(cursor) -> list[int]:
@@ -101,82 +208,197 @@ def partitions_all(cursor) -> list[int]:
     return [row[0] for row in cursor.fetchall()]
 
 
-def partition_create(cursor, period: int) -> None:
-    """Create the partition of a period and record it, unless it is recorded already."""
-    cursor.execute(f"SELECT 1 FROM {REGISTRY} WHERE period = %s", [period])
-    if cursor.fetchone():
-        return
+def partition_get(cursor, period: int) -> Partition | None:
+    cursor.execute(f"SELECT {_REGISTRY_COLUMNS} FROM {REGISTRY} WHERE period = %s", [period])
+    row = cursor.fetchone()
+    return Partition(*row) if row else None
+
+
+def table_create(cursor, table: str, layout: int) -> None:
+    columns = ", ".join(f"{c} UNINDEXED" if c == "frame_id" else c for c in _LAYOUT_COLUMNS[layout])
     cursor.execute(
-        f"CREATE VIRTUAL TABLE IF NOT EXISTS {partition_table(period)} USING fts5("
-        "text, app_name, window_name, browser_url, frame_id UNINDEXED, "
-        "tokenize = 'unicode61 remove_diacritics 2')"
+        f"CREATE VIRTUAL TABLE IF NOT EXISTS {table} USING fts5({columns}, tokenize = 'unicode61 remove_diacritics 2')"
     )
+
+
+def partition_create(cursor, period: int) -> Partition:
+    """Create the partition of a period in the current layout and record it, unless it is recorded already."""
+    if found := partition_get(cursor, period):
+        return found
+    table_create(cursor, partition_table(period), LAYOUT)
     # OR IGNORE: another process may have created the same partition since the check.
-    cursor.execute(f"INSERT OR IGNORE INTO {REGISTRY} (period) VALUES (%s)", [period])
+    cursor.execute(f"INSERT OR IGNORE INTO {REGISTRY} (period, layout) VALUES (%s, %s)", [period, LAYOUT])
+    return partition_get(cursor, period)
 
 
 def partitions_drop_all(cursor) -> None:
     for period in partitions_all(cursor):
         cursor.execute(f"DROP TABLE IF EXISTS {partition_table(period)}")
+        cursor.execute(f"DROP TABLE IF EXISTS {partition_table(period)}{BUILD_SUFFIX}")
     cursor.execute(f"DROP TABLE IF EXISTS {REGISTRY}")
 
 
-def index_rows_write(cursor, rows: list[tuple[int, str, str, str, str, int]]) -> None:
-    """Insert prepared index rows (rowid, text, app_name, window_name, browser_url, frame_id),
-    each into the partition of its rowid, creating partitions as needed."""
+def _rows_insert(cursor, table: str, layout: int, rows: list[tuple]) -> None:
+    if layout == 1:  # no parts column
+        rows = [(*row[:5], row[6]) for row in rows]
+    columns = _LAYOUT_COLUMNS[layout]
+    cursor.executemany(
+        f"INSERT INTO {table} (rowid, {', '.join(columns)}) VALUES ({', '.join(['%s'] * (len(columns) + 1))})", rows
+    )
+
+
+def index_rows_write(cursor, rows: list[tuple]) -> None:
+    """Insert index rows made by index_row, each into the partition of its rowid (creating
+    partitions as needed) and into the table being rebuilt beside it, if any."""
     by_period: dict[int, list[tuple]] = {}
     for row in rows:
         by_period.setdefault(partition_of(row[0]), []).append(row)
     for period, period_rows in by_period.items():
-        partition_create(cursor, period)
-        cursor.executemany(
-            f"INSERT INTO {partition_table(period)} (rowid, {COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s)", period_rows
+        partition = partition_create(cursor, period)
+        _rows_insert(cursor, partition.table, partition.layout, period_rows)
+        if partition.build_layout:
+            _rows_insert(cursor, partition.build_table, partition.build_layout, period_rows)
+
+
+def build_rows_write(cursor, partition: Partition, rows: list[tuple]) -> None:
+    """(Re)write index rows into the table being rebuilt beside a partition."""
+    if rows:
+        cursor.execute(
+            f"DELETE FROM {partition.build_table} WHERE rowid IN ({', '.join(['%s'] * len(rows))})", [r[0] for r in rows]
         )
+        _rows_insert(cursor, partition.build_table, partition.build_layout, rows)
+
+
+def partition_swap(cursor, period: int) -> None:
+    """Put the rebuilt table in the place of a partition's live one; a period left without
+    rows loses its partition."""
+    partition = partition_get(cursor, period)
+    cursor.execute(f"DROP TABLE IF EXISTS {partition.table}")
+    cursor.execute(f"SELECT 1 FROM {partition.build_table} LIMIT 1")
+    if cursor.fetchone() is None:
+        cursor.execute(f"DROP TABLE {partition.build_table}")
+        cursor.execute(f"DELETE FROM {REGISTRY} WHERE period = %s", [period])
+        return
+    cursor.execute(f"ALTER TABLE {partition.build_table} RENAME TO {partition.table}")
+    cursor.execute(
+        f"UPDATE {REGISTRY} SET layout = build_layout, build_layout = NULL, build_after_ts = NULL,"
+        " build_after_id = NULL WHERE period = %s",
+        [period],
+    )
+
+
+def partitions_outdated(cursor) -> list[int]:
+    """Periods whose partition is in an older layout than the current one."""
+    cursor.execute(f"SELECT period FROM {REGISTRY} WHERE layout < %s ORDER BY period", [LAYOUT])
+    return [row[0] for row in cursor.fetchall()]
 
 
 def index_row_delete(cursor, rowid: int) -> None:
-    """Remove one rowid from its partition, if that partition exists."""
-    period = partition_of(rowid)
-    cursor.execute(f"SELECT 1 FROM {REGISTRY} WHERE period = %s", [period])
-    if cursor.fetchone():
-        cursor.execute(f"DELETE FROM {partition_table(period)} WHERE rowid = %s", [rowid])
+    """Remove one rowid from its partition (and the table being rebuilt beside it), if it exists."""
+    partition = partition_get(cursor, partition_of(rowid))
+    if partition:
+        cursor.execute(f"DELETE FROM {partition.table} WHERE rowid = %s", [rowid])
+        if partition.build_layout:
+            cursor.execute(f"DELETE FROM {partition.build_table} WHERE rowid = %s", [rowid])
 
 
-def _term_tokens(term: str) -> tuple[list[str], bool]:
-    """FTS tokens of one query term, and whether the last one is a single CJK character."""
+def _fts_word(token: str) -> bool:
+    return not _CJK_RUN.search(token)
+
+
+@dataclass(frozen=True)
+class _Term:
+    tokens: tuple[str, ...]  # FTS tokens, lower-cased
+    prefix: bool  # typed with a trailing *, or a single Chinese character
+    parts: tuple[str, ...]  # the tokens with compound ones split, when that differs
+
+
+def _term_tokens(term: str) -> tuple[list[str], list[str], bool]:
+    """FTS tokens of one query term, the same with compound tokens split into parts, and
+    whether the last token is a single CJK character."""
     tokens: list[str] = []
+    parts: list[str] = []
     last_single_cjk = False
-    pos = 0
-    for m in _CJK_RUN.finditer(term):
-        tokens += [t.lower() for t in _TOKEN.findall(term[pos : m.start()])]
-        run = m.group()
-        tokens += [run[i : i + 2] for i in range(len(run) - 1)] if len(run) > 1 else [run]
-        last_single_cjk = len(run) == 1 and m.end() == len(term)
-        pos = m.end()
-    rest = _TOKEN.findall(term[pos:])
-    if rest:
-        last_single_cjk = False
-    tokens += [t.lower() for t in rest]
-    return tokens, last_single_cjk
+    for m in _QUERY_TOKEN.finditer(term):
+        if m.group(1):
+            run = m.group()
+            bigrams = [run[i : i + 2] for i in range(len(run) - 1)] if len(run) > 1 else [run]
+            tokens += bigrams
+            parts += bigrams
+            last_single_cjk = len(run) == 1
+        else:
+            token = m.group()
+            tokens.append(token.lower())
+            parts += [part.lower() for part in token_parts(token)] or [token.lower()]
+            last_single_cjk = False
+    return tokens, parts, last_single_cjk
+
+
+def _phrase(tokens, prefix: bool = False) -> str:
+    return '"' + " ".join(tokens) + '"' + ("*" if prefix else "")
+
+
+@dataclass(frozen=True)
+class KeywordQuery:
+    """What a person typed, as the FTS5 queries of its tiers (see the module docstring)."""
+
+    terms: tuple[_Term, ...]
+
+    def strict(self, layout: int) -> str:
+        """Every word as typed, in the text columns."""
+        expr = " AND ".join(_phrase(t.tokens, t.prefix) for t in self.terms)
+        if layout == 1:  # no parts column: every column is a text column
+            return expr
+        return "{" + " ".join(TEXT_COLUMNS) + "} : (" + expr + ")"
+
+    def _clauses(self, *, last_prefix: bool) -> str:
+        clauses = []
+        for i, term in enumerate(self.terms):
+            options = [_phrase(term.tokens, term.prefix)]
+            if term.parts != term.tokens:
+                options.append(_phrase(term.parts, term.prefix))
+            if last_prefix and i == len(self.terms) - 1:
+                options.append(_phrase(term.tokens, True))
+            clauses.append("(" + " OR ".join(options) + ")" if len(options) > 1 else options[0])
+        return " AND ".join(clauses)
+
+    def parts(self) -> str:
+        """Every word as typed or as compound parts ("torvalds" in "LinusTorvalds", "LinusTorvalds"
+        as "Linus Torvalds"), in any column."""
+        return self._clauses(last_prefix=False)
+
+    def last_word(self) -> str:
+        """The last word alone, as typed."""
+        return _phrase(self.terms[-1].tokens, self.terms[-1].prefix)
+
+    def prefix(self) -> str | None:
+        """parts(), with the last word also taken as a prefix ("relativ" finds "relative"); None
+        when the last term is not one word that can be (a phrase, typed with *, Chinese, short)."""
+        last = self.terms[-1]
+        if last.prefix or len(last.tokens) > 1 or not _fts_word(last.tokens[0]) or len(last.tokens[0]) < PREFIX_MIN_CHARS:
+            return None
+        return self._clauses(last_prefix=True)
+
+
+def keyword_query(q: str) -> KeywordQuery:
+    """Parse what a person typed into a safe query: every word or "quoted phrase" must match
+    (AND); a trailing * makes a word a prefix; FTS5 operators are searched as words."""
+    try:
+        raw_terms = shlex.split(q)
+    except ValueError:  # an unbalanced quote: take the words as they are
+        raw_terms = q.replace('"', " ").split()
+    terms = []
+    for raw in raw_terms:
+        raw = text_normalize(raw)
+        prefix = raw.endswith("*")
+        tokens, parts, single_cjk = _term_tokens(raw.rstrip("*"))
+        if tokens:
+            terms.append(_Term(tokens=tuple(tokens), prefix=prefix or single_cjk, parts=tuple(parts)))
+    if not terms:
+        raise ApplicationError("The query has no searchable words.", extra={"field": "q", "q": q})
+    return KeywordQuery(terms=tuple(terms))
 
 
 def fts_query(q: str) -> str:
-    """Turn what a person typed into a safe FTS5 query: every word or "quoted phrase"
-    must match (AND); a trailing * makes the last word a prefix."""
-    try:
-        terms = shlex.split(q)
-    except ValueError:  # an unbalanced quote: take the words as they are
-        terms = q.replace('"', " ").split()
-    parts = []
-    for term in terms:
-        prefix = term.endswith("*")
-        tokens, single_cjk = _term_tokens(term.rstrip("*"))
-        if not tokens:
-            continue
-        phrase = '"' + " ".join(tokens) + '"'
-        if prefix or single_cjk:
-            phrase += "*"
-        parts.append(phrase)
-    if not parts:
-        raise ApplicationError("The query has no searchable words.", extra={"field": "q", "q": q})
-    return " AND ".join(parts)
+    """The strict FTS5 query of what a person typed, over every column (see KeywordQuery)."""
+    return keyword_query(q).strict(1)

@@ -4,14 +4,18 @@ from dataclasses import dataclass
 from datetime import datetime
 from datetime import timezone as dt_timezone
 
+from django.conf import settings
 from django.db import connection
 
 from frames.models import Frame
 from search.fts import (
-    fts_query,
-    partition_bm25,
-    partition_table,
+    KeywordQuery,
+    Partition,
+    keyword_query,
+    partition_of,
     partitions_in,
+    period_bounds_s,
+    rowid_for,
     rowid_range,
     rowid_range_inside,
 )
@@ -113,18 +117,12 @@ def _page(select: str, base: str, params: list, order: str, limit: int, offset: 
     return rows, total
 
 
-# bm25 costs 1-2 us a row; past this many matches only the newest ones are ranked, so a word
-# that is on most screens of the range still answers quickly. The total stays exact. A range with
-# fewer matches ranks them all. bench/search_keyword.py at 1M frames (33k a day), 1-day range,
-# p95: stopwords (25k matches) 14 ms with the cap, 59 ranking every match; common words (7k) 13, 25.
-RANKED_MAX = 4000
-
-
-def _match_sql(period: int, match: str, filters: SearchFilters, rowid_from: int) -> tuple[str, list]:
-    """FROM and WHERE of the frames of one partition in the range, from rowid_from on, whose
+def _match_sql(partition: Partition, match: str, filters: SearchFilters, rowid_from: int | None = None) -> tuple[str, list]:
+    """FROM and WHERE of the frames of one partition in the range (from rowid_from on) whose
     index entry matches the FTS query."""
-    table = partition_table(period)
-    _, hi = rowid_range(filters.start_time, filters.end_time)
+    table = partition.table
+    lo, hi = rowid_range(filters.start_time, filters.end_time)
+    lo = lo if rowid_from is None else rowid_from
     where, params, needs_text = _filter_sql(filters)
     if len(where) > 2 or needs_text:
         # Filters on the frame: join every match to its frame.
@@ -134,7 +132,7 @@ def _match_sql(period: int, match: str, filters: SearchFilters, rowid_from: int)
             + f" WHERE {table} MATCH %s AND {table}.rowid BETWEEN %s AND %s AND "
             + " AND ".join(where)
         )
-        return base, [match, rowid_from, hi, *params]
+        return base, [match, lo, hi, *params]
     # Time only: the rowid range is the time range to the millisecond, so only the rows in the
     # first and last milliseconds are looked up in frames_frame for their exact timestamp.
     inside_lo, inside_hi = rowid_range_inside(filters.start_time, filters.end_time)
@@ -143,60 +141,117 @@ def _match_sql(period: int, match: str, filters: SearchFilters, rowid_from: int)
         f" AND ({table}.rowid BETWEEN %s AND %s OR EXISTS (SELECT 1 FROM frames_frame f"
         f" WHERE f.id = {table}.frame_id AND {where[0]} AND {where[1]}))"
     )
-    return base, [match, rowid_from, hi, inside_lo, inside_hi, *params]
+    return base, [match, lo, hi, inside_lo, inside_hi, *params]
+
+
+@dataclass
+class _Tier:
+    """The matches of one tier of a query in each partition of the range, newest partition
+    first, with an upper bound of their count in each."""
+
+    matches: list[tuple[Partition, str]]
+    bounds: list[int]
+
+
+def _counts(cursor, matches: list[tuple[Partition, str]], filters: SearchFilters) -> list[int]:
+    counts = []
+    for partition, match in matches:
+        base, params = _match_sql(partition, match, filters)
+        cursor.execute(f"SELECT count(*) {base}", params)
+        counts.append(cursor.fetchone()[0])
+    return counts
+
+
+def _tiers(cursor, query: KeywordQuery, partitions: list[Partition], filters: SearchFilters) -> tuple[list[_Tier], int]:
+    """The tiers of a query in the range and the exact count of all their matches: exact
+    matches; matches through compound parts only; and, when those are few and the last word
+    as typed is rare in the range (so likely unfinished), matches through it as a prefix only."""
+    strict = [(p, query.strict(p.layout)) for p in partitions]
+    parts = [(p, query.parts()) for p in partitions]
+    counts = _counts(cursor, parts, filters)  # strict matches are a subset of these
+    tiers = [_Tier(strict, counts), _Tier([(p, f"({m}) NOT ({s})") for (p, m), (_, s) in zip(parts, strict)], counts)]
+    total = sum(counts)
+    prefix = query.prefix()
+    few = settings.SEARCH_FALLBACK_BELOW
+    if prefix and total < few and (len(query.terms) == 1 or sum(_counts(cursor, [(p, query.last_word()) for p in partitions], filters)) < few):
+        prefix_counts = _counts(cursor, [(p, prefix) for p in partitions], filters)
+        tiers.append(_Tier([(p, f"({prefix}) NOT ({m})") for p, m in parts], prefix_counts))
+        total = sum(prefix_counts)
+    return tiers, total
+
+
+def _ranked(cursor, tier: _Tier, filters: SearchFilters, n: int) -> list[tuple[float, int, int]]:
+    """The n best of a tier's matches by bm25, as (score, rowid, period), best first; fewer
+    only when the tier has fewer. Past SEARCH_RANK_MAX matches only about the newest that many
+    are ranked (0: every match)."""
+    cap = settings.SEARCH_RANK_MAX
+    left = max(cap, n) if cap else sum(tier.bounds)
+    ranked = []
+    for (partition, match), bound in zip(tier.matches, tier.bounds):
+        if left <= 0:
+            break
+        if not bound:
+            continue
+        table = partition.table
+        base, params = _match_sql(partition, match, filters)
+        if bound > left:
+            cursor.execute(f"SELECT {table}.rowid {base} ORDER BY {table}.rowid DESC LIMIT 1 OFFSET %s", [*params, left - 1])
+            if boundary := cursor.fetchone():
+                base, params = _match_sql(partition, match, filters, rowid_from=boundary[0])
+        # Only rowid and score go through the sort; frame ids are read for the page alone.
+        cursor.execute(
+            f"SELECT -{partition.bm25} AS score, {table}.rowid {base} ORDER BY score DESC, {table}.rowid DESC LIMIT %s",
+            [*params, n],
+        )
+        ranked += [(score, rowid, partition.period) for score, rowid in cursor.fetchall()]
+        left -= bound
+    ranked.sort(reverse=True)
+    return ranked[:n]
+
+
+def _frame_ids(cursor, entries: list[tuple[int, int]], partitions: list[Partition]) -> dict[tuple[int, int], int]:
+    """Frame ids of (period, rowid) index entries."""
+    tables = {p.period: p.table for p in partitions}
+    found = {}
+    for period in {period for period, _ in entries}:
+        rowids = [rowid for p, rowid in entries if p == period]
+        cursor.execute(
+            f"SELECT rowid, frame_id FROM {tables[period]} WHERE rowid IN ({', '.join(['%s'] * len(rowids))})", rowids
+        )
+        found.update({(period, rowid): frame_id for rowid, frame_id in cursor.fetchall()})
+    return found
+
+
+def _tier_score(tier: int, bm25_score: float) -> float:
+    """One scale for the whole list, higher is better: exact matches score in (2, 3], matches
+    through compound parts in (1, 2], through a prefix in (0, 1]; by bm25 inside a tier."""
+    return 3 - tier - 1 / (1 + max(bm25_score, 0.0))
 
 
 def search_keyword(*, q: str, filters: SearchFilters, limit: int, offset: int) -> tuple[list[SearchHit], int]:
-    """Frames whose text or metadata match every word of q, best bm25 first (among the
-    newest RANKED_MAX matches when there are more).
+    """Frames whose text or metadata match every word of q: exact word matches first, then
+    matches through a compound token's parts, then (when those are few) through the last word
+    as a prefix; each tier ranked by bm25 (see _ranked for the cap).
 
     Each partition of the range is counted and ranked on its own and the pages are merged by
     score; bm25 weighs a word by how rare it is in its partition's period."""
-    match = fts_query(q)
+    query = keyword_query(q)
     lo, hi = rowid_range(filters.start_time, filters.end_time)
     with connection.cursor() as cursor:
-        periods = partitions_in(cursor, lo, hi)
-        counts = []
-        for period in periods:
-            base, params = _match_sql(period, match, filters, lo)
-            cursor.execute(f"SELECT count(*) {base}", params)
-            counts.append(cursor.fetchone()[0])
-        total = sum(counts)
-        if offset >= total:
-            return [], total
-        ranked: list[tuple[float, int, int]] = []  # (score, rowid, period)
-        left = max(RANKED_MAX, offset + limit)
-        for period, count in zip(periods, counts):
-            if left <= 0:
+        partitions = partitions_in(cursor, lo, hi)
+        tiers, total = _tiers(cursor, query, partitions, filters)
+        page: list[tuple[int, int, float]] = []  # (period, rowid, score)
+        skip = offset
+        for number, tier in enumerate(tiers):
+            if len(page) >= limit or skip >= total:
                 break
-            if not count:
-                continue
-            table = partition_table(period)
-            base, params = _match_sql(period, match, filters, lo)
-            if count > left:
-                cursor.execute(
-                    f"SELECT {table}.rowid {base} ORDER BY {table}.rowid DESC LIMIT 1 OFFSET %s", [*params, left - 1]
-                )
-                base, params = _match_sql(period, match, filters, cursor.fetchone()[0])
-            # Only rowid and score go through the sort; frame ids are read for the page alone.
-            cursor.execute(
-                f"SELECT {table}.rowid, -{partition_bm25(period)} AS score {base}"
-                f" ORDER BY score DESC, {table}.rowid DESC LIMIT %s",
-                [*params, offset + limit],
-            )
-            ranked += [(score, rowid, period) for rowid, score in cursor.fetchall()]
-            left -= count
-        ranked.sort(reverse=True)
-        page = ranked[offset : offset + limit]
-        frame_ids: dict[int, int] = {}
-        for period in {period for _, _, period in page}:
-            rowids = [rowid for _, rowid, p in page if p == period]
-            cursor.execute(
-                f"SELECT rowid, frame_id FROM {partition_table(period)} WHERE rowid IN ({', '.join(['%s'] * len(rowids))})",
-                rowids,
-            )
-            frame_ids.update(cursor.fetchall())
-    return _hits([(frame_ids[rowid], score) for score, rowid, _ in page]), total
+            want = skip + limit - len(page)
+            ranked = _ranked(cursor, tier, filters, want)
+            page += [(period, rowid, _tier_score(number, score)) for score, rowid, period in ranked[skip:]]
+            # A tier that gave fewer than asked has no more: what is left to skip goes on to the next.
+            skip = max(0, skip - len(ranked))
+        frame_ids = _frame_ids(cursor, [(period, rowid) for period, rowid, _ in page], partitions)
+    return _hits([(frame_ids[(period, rowid)], score) for period, rowid, score in page]), total
 
 
 def search_browse(*, filters: SearchFilters, limit: int, offset: int) -> tuple[list[SearchHit], int]:
@@ -205,3 +260,29 @@ def search_browse(*, filters: SearchFilters, limit: int, offset: int) -> tuple[l
     base = "FROM frames_frame f" + (_TEXT_JOIN if needs_text else "") + " WHERE " + " AND ".join(where)
     rows, total = _page("SELECT f.id", base, params, "f.timestamp DESC, f.id DESC", limit, offset)
     return _hits([(row[0], None) for row in rows]), total
+
+
+def index_periods(*, start_time: float | None = None, end_time: float | None = None) -> list[int]:
+    """The periods of the keyword index that overlap [start_time, end_time] and have frames or
+    a partition, oldest first: what a rebuild of that range goes through."""
+    frames = Frame.objects.all()
+    if start_time is not None:
+        frames = frames.filter(timestamp__gte=datetime.fromtimestamp(start_time, tz=dt_timezone.utc))
+    if end_time is not None:
+        frames = frames.filter(timestamp__lte=datetime.fromtimestamp(end_time, tz=dt_timezone.utc))
+    periods: set[int] = set()
+    first = frames.order_by("timestamp").values_list("timestamp", flat=True).first()
+    last = frames.order_by("-timestamp").values_list("timestamp", flat=True).first()
+    if first is not None:
+        for period in range(partition_of(rowid_for(first.timestamp(), 0)), partition_of(rowid_for(last.timestamp(), 0)) + 1):
+            start_s, end_s = period_bounds_s(period)
+            if frames.filter(
+                timestamp__gte=datetime.fromtimestamp(start_s, tz=dt_timezone.utc),
+                timestamp__lt=datetime.fromtimestamp(end_s, tz=dt_timezone.utc),
+            ).exists():
+                periods.add(period)
+    lo = -(2**62) if start_time is None else rowid_for(start_time, 0)
+    hi = 2**62 if end_time is None else rowid_for(end_time, 999)
+    with connection.cursor() as cursor:
+        periods |= {p.period for p in partitions_in(cursor, lo, hi)}
+    return sorted(periods)

@@ -2,7 +2,6 @@ from datetime import datetime
 
 import pytest
 
-from search import selectors
 
 pytestmark = pytest.mark.django_db
 
@@ -144,8 +143,8 @@ def test_keyword_pagination_total_and_pages(api, frame_make):
     assert past["data"] == [] and past["pagination"]["total"] == 7
 
 
-def test_many_matches_rank_the_newest_and_keep_an_exact_total(api, monkeypatch, frame_make):
-    monkeypatch.setattr(selectors, "RANKED_MAX", 3)
+def test_many_matches_rank_the_newest_and_keep_an_exact_total(api, settings, frame_make):
+    settings.SEARCH_RANK_MAX = 3
     strong = frame_make("alert alert alert alert", at=T0)  # the best, but older than the ranked window
     ids = [frame_make(f"alert number {i} with a few more words", at=T0 + 10 + i) for i in range(5)]
     body = search(api, "alert", limit=2).json()

@@ -3,13 +3,17 @@ from django.db import connection
 
 from myrecall.errors import ApplicationError
 from search.fts import (
+    LAYOUT,
     fts_prepare,
-    fts_query,
+    index_row,
     index_rows_write,
+    keyword_query,
     partition_table,
     rowid_for,
     rowid_range,
     rowid_range_inside,
+    text_parts,
+    token_parts,
 )
 
 pytestmark = pytest.mark.django_db
@@ -22,19 +26,28 @@ TEXTS = {
     5: "review the budget before the meeting",
     6: "学",
     7: "C++ and node.js: cost ^2 (draft) - not final",
+    8: "Unpacking libdouble-conversion3:amd64 (3.2.1-1)",
+    9: "Linux 内核由LinusTorvalds编写，使用Ｄｏｃｋｅｒ部署",
+    10: "getHTTPResponse returned relative paths",
 }
 
 
 @pytest.fixture
 def indexed():
     with connection.cursor() as cursor:
-        index_rows_write(cursor, [(rowid, fts_prepare(text), "", "", "", rowid) for rowid, text in TEXTS.items()])
+        rows = [
+            index_row(rowid=rowid, frame_id=rowid, text=text, app_name="", window_name="", browser_url="")
+            for rowid, text in TEXTS.items()
+        ]
+        index_rows_write(cursor, rows)
 
 
-def matches(q: str) -> set[int]:
+def matches(q: str, tier: str = "strict") -> set[int]:
     table = partition_table(0)  # rowids 1-7 are the first milliseconds of the epoch
+    query = keyword_query(q)
+    match = {"strict": lambda: query.strict(LAYOUT), "parts": query.parts, "prefix": query.prefix}[tier]()
     with connection.cursor() as cursor:
-        cursor.execute(f"SELECT rowid FROM {table} WHERE {table} MATCH %s", [fts_query(q)])
+        cursor.execute(f"SELECT rowid FROM {table} WHERE {table} MATCH %s", [match])
         return {row[0] for row in cursor.fetchall()}
 
 
@@ -70,6 +83,65 @@ def test_chinese_words_are_found_inside_sentences(indexed, q, expected):
 @pytest.mark.parametrize("q", ["习机", "学器", "识结", "器学习项目会"])
 def test_chinese_characters_that_are_not_contiguous_do_not_match(indexed, q):
     assert matches(q) == set()
+
+
+def test_prepare_makes_full_width_letters_and_digits_ascii():
+    assert fts_prepare("Ｄｏｃｋｅｒ ２０２６").split() == ["Docker", "2026"]
+
+
+@pytest.mark.parametrize(
+    "token, parts",
+    [
+        ("LinusTorvalds", ["Linus", "Torvalds"]),
+        ("conversion3", ["conversion", "3"]),
+        ("amd64", ["amd", "64"]),
+        ("getHTTPResponse", ["get", "HTTP", "Response"]),
+        ("HTTPServer2", ["HTTP", "Server", "2"]),
+        ("iPhone", ["i", "Phone"]),
+        ("ÜberWeg", ["Über", "Weg"]),
+        ("Torvalds", []),
+        ("release", []),
+        ("NASA", []),
+        ("2026", []),
+    ],
+)
+def test_compound_tokens_split_at_camel_case_and_digits(token, parts):
+    assert token_parts(token) == parts
+
+
+def test_parts_column_holds_the_parts_of_compound_tokens_only():
+    assert text_parts("by LinusTorvalds on x86", "", "libdouble-conversion3:amd64") == "Linus Torvalds x 86 conversion 3 amd 64"
+    assert text_parts("由Linus编写 plain words") == ""
+
+
+@pytest.mark.parametrize(
+    "q, strict, parts",
+    [
+        ("torvalds", set(), {9}),  # inside the camel-case token OCR made of "Linus Torvalds"
+        ("LinusTorvalds", {9}, {9}),
+        ("linus torvalds", set(), {9}),
+        ('"Linus Torvalds"', set(), {9}),  # the phrase matches the token's parts in order
+        ("conversion", set(), {8}),  # letters glued to digits
+        ("amd64", {8}, {8}),
+        ("Docker", {9}, {9}),  # full-width on screen, glued to Chinese
+        ("内核", {9}, {9}),
+        ("http response", set(), {10}),
+        ("relative", {10}, {10}),
+    ],
+)
+def test_exact_words_and_compound_parts(indexed, q, strict, parts):
+    assert matches(q) == strict
+    assert matches(q, "parts") == parts
+
+
+def test_the_last_word_is_a_prefix_in_the_prefix_tier_only(indexed):
+    assert matches("relativ") == set()
+    assert matches("relativ", "prefix") == {10}
+    assert matches("paths relat", "prefix") == {10}
+    assert matches("budget quarterl", "prefix") == {4}
+    assert keyword_query("re").prefix() is None  # too short to stand for a word
+    assert keyword_query("机器").prefix() is None
+    assert keyword_query('"budget rev"').prefix() is None  # a phrase is what was typed
 
 
 def test_english_words_phrases_and_prefixes(indexed):
@@ -140,7 +212,7 @@ def test_operators_are_searched_as_words_not_obeyed(indexed):
 @pytest.mark.parametrize("q", ["", "   ", '""', "*", "-", ":", "^", "()", "，。！", "''"])
 def test_a_query_without_words_is_a_400(q):
     with pytest.raises(ApplicationError) as exc:
-        fts_query(q)
+        keyword_query(q)
     assert exc.value.status_code == 400
     assert exc.value.extra["field"] == "q"
 

@@ -3,7 +3,6 @@
 import pytest
 from django.db import connection
 
-from search import selectors
 from search.fts import PARTITION_MS, partitions_all
 from search.selectors import SearchFilters, search_keyword
 
@@ -97,8 +96,8 @@ def test_a_range_without_any_partition_is_empty(frame_make):
     assert keyword("anything", EDGE, EDGE + 11 * WEEK)[1] == 1
 
 
-def test_the_newest_matches_are_ranked_when_the_cap_cuts_inside_an_older_partition(frame_make, monkeypatch):
-    monkeypatch.setattr(selectors, "RANKED_MAX", 3)
+def test_the_newest_matches_are_ranked_when_the_cap_cuts_inside_an_older_partition(frame_make, settings):
+    settings.SEARCH_RANK_MAX = 3
     strong = frame_make("alert alert alert alert", at=EDGE - 600)  # the best, but older than the ranked window
     older = frame_make("alert number 1 with a few more words", at=EDGE - 300)
     newer = [frame_make(f"alert number {i} with a few more words", at=EDGE + i) for i in range(2)]

@@ -1,0 +1,125 @@
+"""`manage.py reindex --fts`: the keyword index rebuilt from the database beside the live one,
+older layouts upgraded, resumable, and searchable all along."""
+
+import io
+from datetime import datetime
+from datetime import timezone as dt_timezone
+
+import pytest
+from django.core.management import CommandError, call_command
+from django.db import connection
+
+from frames.models import Frame, OcrStatus
+from search.fts import LAYOUT, REGISTRY, index_row, partition_get, partition_of, partition_table, rowid_for, table_create
+from search.selectors import SearchFilters, search_keyword
+from search.services import fts_rebuild_batch, fts_rebuild_begin, fts_rebuild_finish
+
+pytestmark = pytest.mark.django_db
+
+T0 = 1_760_000_000.0
+PERIOD = partition_of(rowid_for(T0, 0))
+
+
+def found(q: str) -> list[int]:
+    hits, _ = search_keyword(q=q, filters=SearchFilters(start_time=T0 - 86400, end_time=T0 + 86400), limit=50, offset=0)
+    return [hit.frame_id for hit in hits]
+
+
+def rows_in(table: str) -> list[int]:
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT frame_id FROM {table} ORDER BY frame_id")
+        return [row[0] for row in cursor.fetchall()]
+
+
+def reindex(*args) -> str:
+    out = io.StringIO()
+    call_command("reindex", *args, stdout=out, stderr=io.StringIO())
+    return out.getvalue()
+
+
+@pytest.fixture
+def layout_1_partition(frame_make):
+    """A partition as the index wrote it before compound parts existed (layout 1)."""
+    with connection.cursor() as cursor:
+        table_create(cursor, partition_table(PERIOD), 1)
+        cursor.execute(f"INSERT INTO {REGISTRY} (period, layout) VALUES (%s, 1)", [PERIOD])
+    return [
+        frame_make("Unpacking libdouble-conversion3:amd64", at=T0),
+        frame_make("written by LinusTorvalds", at=T0 + 1),
+        frame_make("conversion rates this quarter", at=T0 + 2),
+    ]
+
+
+def test_an_old_layout_is_searched_as_it_is_and_upgraded_by_reindex(layout_1_partition):
+    glued, camel, plain = layout_1_partition
+    assert found("torvalds") == []  # the old layout has no compound parts
+    assert found("LinusTorvalds") == [camel]
+    output = reindex("--fts")
+    assert "3 frames" in output
+    with connection.cursor() as cursor:
+        assert partition_get(cursor, PERIOD).layout == LAYOUT
+    assert found("conversion") == [plain, glued]  # the exact word first
+    assert found("torvalds") == [camel]
+    assert rows_in(partition_table(PERIOD)) == sorted(layout_1_partition)
+
+
+def test_search_answers_and_new_frames_are_kept_while_a_rebuild_runs(layout_1_partition, frame_make):
+    glued, camel, plain = layout_1_partition
+    assert fts_rebuild_begin(period=PERIOD) == 3
+    assert fts_rebuild_batch(period=PERIOD, size=2) == 2
+    newer = frame_make("LinusTorvalds again", at=T0 + 3)  # the live path writes to both tables
+    assert sorted(found("LinusTorvalds")) == sorted([camel, newer])  # the old table answers
+    while fts_rebuild_batch(period=PERIOD, size=2):
+        pass
+    fts_rebuild_finish(period=PERIOD)
+    assert sorted(found("torvalds")) == sorted([camel, newer])
+    assert found("conversion")[0] == plain and glued in found("conversion")
+    assert rows_in(partition_table(PERIOD)) == sorted([*layout_1_partition, newer])
+
+
+def test_an_interrupted_rebuild_goes_on_where_it_stopped(layout_1_partition):
+    fts_rebuild_begin(period=PERIOD)
+    fts_rebuild_batch(period=PERIOD, size=1)  # then the command was stopped
+    assert fts_rebuild_begin(period=PERIOD) == 2  # resumed, not restarted
+    output = reindex()
+    assert "2 frames" in output
+    assert rows_in(partition_table(PERIOD)) == sorted(layout_1_partition)
+
+
+def test_rows_follow_the_database(frame_make):
+    kept = frame_make("quarterly budget", at=T0)
+    gone = frame_make("quarterly budget draft", at=T0 + 1)
+    Frame.objects.filter(id=gone).delete()  # deleted behind the index's back
+    pending = Frame.objects.create(
+        timestamp=datetime.fromtimestamp(T0 + 2, tz=dt_timezone.utc),
+        image_path="frames/p.jpg", width=1, height=1, image_bytes=1, phash=b"", ocr_status=OcrStatus.PENDING,
+        app_name="quarterly",
+    )
+    lonely = frame_make("quarterly report", at=T0 + 30 * 86400)
+    Frame.objects.filter(id=lonely).delete()
+    reindex("--fts")
+    assert found("quarterly") == [kept]  # not the deleted frame, not the frame whose OCR is still to come
+    assert pending.id not in rows_in(partition_table(PERIOD))
+    with connection.cursor() as cursor:  # a week left without frames loses its partition
+        assert partition_get(cursor, partition_of(rowid_for(T0 + 30 * 86400, 0))) is None
+
+
+def test_a_time_range_rebuilds_only_its_weeks(frame_make):
+    first = frame_make("budget one", at=T0)
+    later = frame_make("budget two", at=T0 + 60 * 86400)
+    with connection.cursor() as cursor:
+        cursor.execute(f"DELETE FROM {partition_table(PERIOD)}")
+    assert "1 frames in 1 week" in reindex("--start", str(T0 - 3600), "--end", str(T0 + 3600))
+    assert found("budget") == [first]
+    assert later not in found("budget")
+
+
+@pytest.mark.parametrize("args", [["--start", "yesterday"], ["--start", "2026-11-02", "--end", "2026-11-01"]])
+def test_bad_options_are_refused(args):
+    with pytest.raises(CommandError):
+        reindex(*args)
+
+
+def test_index_row_is_the_current_layout():
+    row = index_row(rowid=1, frame_id=1, text="LinusTorvalds", app_name="", window_name="", browser_url="")
+    assert len(row) == 7 and row[5] == "Linus Torvalds"
