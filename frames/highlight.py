@@ -6,8 +6,13 @@ from frames.text import CJK_CLASS, CJK_RE
 
 _TERM = re.compile(r'"([^"]+)"|(\S+)')
 # Where the keyword index starts a word: not after a letter or digit of the same word, but
-# after "_", punctuation or a Chinese character ("使用Python", "my_budget" hold "python", "budget").
-_WORD_START = rf"(?:(?<![^\W_])|(?<=[{CJK_CLASS}]))"
+# after "_", punctuation or a Chinese character ("使用Python", "my_budget" hold "python", "budget"),
+# and where a compound token's part starts: camel case or a change between letters and digits
+# ("LinusTorvalds", "conversion3" hold "torvalds", "3").
+_WORD_START = (
+    rf"(?:(?<![^\W_])|(?<=[{CJK_CLASS}])|(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])"
+    r"|(?<=[^\W\d_])(?=\d)|(?<=\d)(?=[^\W\d_]))"
+)
 
 
 def query_terms(q: str) -> list[str]:
@@ -52,12 +57,11 @@ def boxes_matching(*, lines: list[dict], q: str) -> list[list[int]]:
     boxes: list[list[int]] = []
     for line in lines:
         text = line.get("t", "")
-        lowered = text.lower()
         spans = None
         for term in terms:
             # English terms match whole words or word starts; CJK terms match anywhere.
-            pattern = re.escape(term) if CJK_RE.search(term) else _WORD_START + re.escape(term)
-            for match in re.finditer(pattern, lowered):
+            pattern = f"(?i:{re.escape(term)})" if CJK_RE.search(term) else _WORD_START + f"(?i:{re.escape(term)})"
+            for match in re.finditer(pattern, text):
                 if spans is None:
                     spans = _word_spans(text, line.get("w", []))
                 hit = [box for start, end, box in spans if start < match.end() and end > match.start()]

@@ -162,3 +162,16 @@ def test_an_english_word_written_against_chinese_or_after_an_underscore_is_boxed
     assert boxes_matching(lines=mixed, q="python") == [[22 + 20 * 4, 20, 20 * 5 + 19, 38]]
     assert boxes_matching(lines=mixed, q="budget") == [[76, 72, 148, 38]]
     assert boxes_matching(lines=mixed, q="ython") == []
+
+
+def test_a_part_of_a_compound_token_is_boxed_as_the_index_finds_it():
+    # The index finds "torvalds" in "LinusTorvalds" and "conversion" in "conversion3"; "inus" is no part.
+    line = {
+        "t": "by LinusTorvalds libdouble-conversion3:amd64",
+        "b": [0, 0, 600, 30],
+        "w": [["by", 0, 0, 30, 30], ["LinusTorvalds", 40, 0, 200, 30], ["libdouble-conversion3:amd64", 250, 0, 350, 30]],
+    }
+    assert boxes_matching(lines=[line], q="torvalds") == [[40, 0, 200, 30]]
+    assert boxes_matching(lines=[line], q="conversion") == [[250, 0, 350, 30]]
+    assert boxes_matching(lines=[line], q="64") == [[250, 0, 350, 30]]
+    assert boxes_matching(lines=[line], q="inus") == []
