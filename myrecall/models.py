@@ -42,6 +42,9 @@ class WorkerHeartbeat(models.Model):
     worker_id = models.CharField(max_length=64, unique=True)
     hostname = models.CharField(max_length=255)
     pid = models.PositiveIntegerField()
+    pid_space = models.CharField(
+        max_length=255, default="", help_text="Where the pid names this process: kernel boot and pid namespace, or the host name."
+    )
     started_at = models.DateTimeField()
     beat_at = models.DateTimeField()
     swept_at = models.DateTimeField(null=True, blank=True, help_text="When it last looked for tasks of dead workers.")

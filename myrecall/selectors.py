@@ -4,12 +4,24 @@ import os
 import socket
 from collections.abc import Iterable
 from datetime import timedelta
+from functools import cache
 from pathlib import Path
 
 from django.conf import settings
 from django.utils import timezone
 
 from myrecall.models import WorkerHeartbeat
+
+
+@cache
+def pid_space() -> str:
+    """Where a pid names one process: this kernel boot and pid namespace on Linux (so containers, or
+    machines, that share a host name are told apart), else the host name."""
+    try:
+        boot = Path("/proc/sys/kernel/random/boot_id").read_text().strip()
+        return f"{boot} {os.readlink('/proc/self/ns/pid')}"
+    except OSError:
+        return socket.gethostname()
 
 
 def pid_alive(pid: int) -> bool:
@@ -29,14 +41,14 @@ def pid_alive(pid: int) -> bool:
 
 def workers_dead(*, worker_ids: Iterable[str]) -> set[str]:
     """Those of worker_ids that are gone: no heartbeat row, a heartbeat older than the grace
-    period, or a process on this machine that no longer exists (known at once, no grace needed)."""
+    period, or a process in this pid space that no longer exists (known at once, no grace needed)."""
     wanted = set(worker_ids)
     fresh_since = timezone.now() - timedelta(seconds=settings.WORKER_GRACE_S)
-    hostname = socket.gethostname()
-    rows = WorkerHeartbeat.objects.filter(worker_id__in=wanted).values_list("worker_id", "hostname", "pid", "beat_at")
+    here = pid_space()
+    rows = WorkerHeartbeat.objects.filter(worker_id__in=wanted).values_list("worker_id", "pid_space", "pid", "beat_at")
     alive = {
         worker_id
-        for worker_id, host, pid, beat_at in rows
-        if beat_at >= fresh_since and (host != hostname or pid_alive(pid))
+        for worker_id, space, pid, beat_at in rows
+        if beat_at >= fresh_since and (space != here or pid_alive(pid))
     }
     return wanted - alive

@@ -13,7 +13,7 @@ from django_tasks import TaskResultStatus
 from django_tasks_db.models import DBTaskResult
 
 from myrecall.models import ApiToken, WorkerHeartbeat, WorkerLost, token_hash
-from myrecall.selectors import workers_dead
+from myrecall.selectors import pid_space, workers_dead
 from myrecall.worker_hooks import abandoned_hooks
 
 logger = logging.getLogger(__name__)
@@ -64,7 +64,9 @@ def worker_beat(*, worker_id: str, swept: bool = False) -> None:
     WorkerHeartbeat.objects.update_or_create(
         worker_id=worker_id,
         defaults=beat,
-        create_defaults={**beat, "hostname": socket.gethostname(), "pid": os.getpid(), "started_at": now},
+        create_defaults={
+            **beat, "hostname": socket.gethostname(), "pid": os.getpid(), "pid_space": pid_space(), "started_at": now
+        },
     )
 
 

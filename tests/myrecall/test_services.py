@@ -15,6 +15,7 @@ from django_tasks_db.models import DBTaskResult
 from frames.models import Frame, OcrStatus
 from frames.tasks import frame_ocr
 from myrecall.models import TaskRun, WorkerHeartbeat, WorkerStopped
+from myrecall.selectors import pid_space
 from myrecall.services import tasks_abandoned_sweep, worker_beat
 from myrecall.worker_hooks import abandoned_hooks
 
@@ -42,10 +43,11 @@ def _running(frame: Frame, *worker_ids: str) -> DBTaskResult:
     return row
 
 
-def _heartbeat(worker_id: str, *, host: str | None = None, pid: int | None = None, age_s: float = 0) -> None:
+def _heartbeat(worker_id: str, *, space: str | None = None, pid: int | None = None, age_s: float = 0) -> None:
     at = timezone.now() - timedelta(seconds=age_s)
     WorkerHeartbeat.objects.create(
-        worker_id=worker_id, hostname=host or socket.gethostname(), pid=pid or os.getpid(), started_at=at, beat_at=at
+        worker_id=worker_id, hostname=socket.gethostname(), pid=pid or os.getpid(), pid_space=space or pid_space(),
+        started_at=at, beat_at=at,
     )
 
 
@@ -65,7 +67,8 @@ def test_a_live_workers_task_is_left_alone_however_long_it_runs():
     there = _running(_pending_frame(), "there")
     DBTaskResult.objects.update(started_at=timezone.now() - timedelta(hours=3))
     _heartbeat("here", age_s=50)
-    _heartbeat("there", host="another-machine", pid=_dead_pid(), age_s=50)  # its pids mean nothing here
+    # Another machine, or a container with its own pids: a pid unknown here says nothing.
+    _heartbeat("there", space="another-machine", pid=_dead_pid(), age_s=50)
 
     assert tasks_abandoned_sweep().requeued == 0
     assert (_status(here), _status(there)) == ("RUNNING", "RUNNING")
@@ -76,7 +79,7 @@ def test_a_live_workers_task_is_left_alone_however_long_it_runs():
     "heartbeat",
     [
         {"age_s": 61},
-        {"age_s": 61, "host": "another-machine"},
+        {"age_s": 61, "space": "another-machine"},
         {"pid": "dead"},  # fresh, but its process on this machine is gone: no need to wait the grace
         None,  # never registered, or already cleaned up
     ],
@@ -167,5 +170,5 @@ def test_a_beat_registers_the_worker_again_after_a_sweep_removed_it():
     worker_beat(worker_id="me", swept=True)
 
     again = WorkerHeartbeat.objects.get()
-    assert (again.worker_id, again.hostname, again.pid) == ("me", socket.gethostname(), os.getpid())
+    assert (again.worker_id, again.hostname, again.pid, again.pid_space) == ("me", socket.gethostname(), os.getpid(), pid_space())
     assert again.swept_at is not None and again.beat_at >= first.beat_at
