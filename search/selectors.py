@@ -14,6 +14,7 @@ from search.fts import (
     keyword_query,
     partition_of,
     partitions_in,
+    partitions_outdated,
     period_bounds_s,
     rowid_for,
     rowid_range,
@@ -286,3 +287,15 @@ def index_periods(*, start_time: float | None = None, end_time: float | None = N
     with connection.cursor() as cursor:
         periods |= {p.period for p in partitions_in(cursor, lo, hi)}
     return sorted(periods)
+
+
+def index_layout_note() -> str | None:
+    """A line for the worker's start when weeks of the keyword index predate its current layout."""
+    with connection.cursor() as cursor:
+        outdated = partitions_outdated(cursor)
+    if not outdated:
+        return None
+    return (
+        f"the keyword index has {len(outdated)} week(s) in an older layout, where words inside compound tokens "
+        "are not found: run `manage.py reindex --fts` (searches keep working while it runs)"
+    )

@@ -123,3 +123,11 @@ def test_bad_options_are_refused(args):
 def test_index_row_is_the_current_layout():
     row = index_row(rowid=1, frame_id=1, text="LinusTorvalds", app_name="", window_name="", browser_url="")
     assert len(row) == 7 and row[5] == "Linus Torvalds"
+
+
+def test_the_worker_says_when_weeks_need_a_reindex(layout_1_partition):
+    from search.selectors import index_layout_note
+
+    assert "1 week(s) in an older layout" in index_layout_note()
+    reindex()
+    assert index_layout_note() is None
