@@ -51,7 +51,7 @@ def frame_index_on_text_ready(sender, *, frame: Frame, **kwargs) -> None:
 
 
 # Frames a rebuild batch reads and writes in one short write transaction: new frames wait at most that long.
-REBUILD_BATCH = 2000
+REBUILD_BATCH = 1000
 
 
 def _period_frames(period: int):
