@@ -45,6 +45,9 @@ class WorkerHeartbeat(models.Model):
     pid_space = models.CharField(
         max_length=255, default="", help_text="Where the pid names this process: kernel boot and pid namespace, or the host name."
     )
+    pid_started = models.BigIntegerField(
+        null=True, blank=True, help_text="When its process started, in clock ticks after boot (Linux): with the pid, one process."
+    )
     started_at = models.DateTimeField()
     beat_at = models.DateTimeField()
     swept_at = models.DateTimeField(null=True, blank=True, help_text="When it last looked for tasks of dead workers.")

@@ -24,31 +24,44 @@ def pid_space() -> str:
         return socket.gethostname()
 
 
+def process_start(pid: int) -> int | None:
+    """When process pid started, in clock ticks after boot, from /proc (Linux): with the pid it names
+    one process for good, though pids are reused. None when no such process lives (a zombie, killed
+    but not yet reaped, does not) or there is no /proc."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return None if fields[0] == "Z" else int(fields[19])
+
+
 def pid_alive(pid: int) -> bool:
-    """Whether a process with this pid runs on this machine (a zombie, killed but not yet reaped, does not)."""
+    """Whether some process has this pid here (all one can tell without /proc)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:
-        return True  # someone else's process
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except FileNotFoundError:
-        return not Path("/proc/self/stat").exists()  # gone just now, or a system without /proc
-    return state != "Z"
+        pass  # someone else's process
+    return True
 
 
 def workers_dead(*, worker_ids: Iterable[str]) -> set[str]:
-    """Those of worker_ids that are gone: no heartbeat row, a heartbeat older than the grace
-    period, or a process in this pid space that no longer exists (known at once, no grace needed)."""
+    """Those of worker_ids that are gone, or never registered.
+
+    A worker in this pid space (this machine or container) lives exactly as long as its process:
+    known at once, however late its heartbeat (a suspended laptop, a database locked for minutes).
+    Elsewhere a worker lives while its heartbeat is younger than the grace period."""
     wanted = set(worker_ids)
     fresh_since = timezone.now() - timedelta(seconds=settings.WORKER_GRACE_S)
     here = pid_space()
-    rows = WorkerHeartbeat.objects.filter(worker_id__in=wanted).values_list("worker_id", "pid_space", "pid", "beat_at")
-    alive = {
-        worker_id
-        for worker_id, space, pid, beat_at in rows
-        if beat_at >= fresh_since and (space != here or pid_alive(pid))
-    }
-    return wanted - alive
+
+    def alive(space: str, pid: int, started: int | None, beat_at) -> bool:
+        if space == here and started is not None:
+            return process_start(pid) == started
+        return beat_at >= fresh_since and (space != here or pid_alive(pid))
+
+    rows = WorkerHeartbeat.objects.filter(worker_id__in=wanted).values_list(
+        "worker_id", "pid_space", "pid", "pid_started", "beat_at"
+    )
+    return wanted - {worker_id for worker_id, *process in rows if alive(*process)}

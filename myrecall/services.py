@@ -13,7 +13,7 @@ from django_tasks import TaskResultStatus
 from django_tasks_db.models import DBTaskResult
 
 from myrecall.models import ApiToken, WorkerHeartbeat, WorkerLost, token_hash
-from myrecall.selectors import pid_space, workers_dead
+from myrecall.selectors import pid_space, process_start, workers_dead
 from myrecall.worker_hooks import abandoned_hooks
 
 logger = logging.getLogger(__name__)
@@ -65,7 +65,12 @@ def worker_beat(*, worker_id: str, swept: bool = False) -> None:
         worker_id=worker_id,
         defaults=beat,
         create_defaults={
-            **beat, "hostname": socket.gethostname(), "pid": os.getpid(), "pid_space": pid_space(), "started_at": now
+            **beat,
+            "hostname": socket.gethostname(),
+            "pid": os.getpid(),
+            "pid_space": pid_space(),
+            "pid_started": process_start(os.getpid()),
+            "started_at": now,
         },
     )
 
@@ -78,7 +83,6 @@ def worker_unregister(*, worker_id: str) -> None:
 class SweepResult:
     requeued: int
     failed: int
-    workers_removed: int
 
 
 def tasks_abandoned_sweep() -> SweepResult:
@@ -111,8 +115,8 @@ def tasks_abandoned_sweep() -> SweepResult:
         elif _task_abandon(claim, task_id=task_id, task_path=task_path, args_kwargs=args_kwargs, worker_ids=worker_ids):
             failed += 1
     gone = workers_dead(worker_ids=WorkerHeartbeat.objects.values_list("worker_id", flat=True))
-    removed, _ = WorkerHeartbeat.objects.filter(worker_id__in=gone).delete()
-    return SweepResult(requeued=requeued, failed=failed, workers_removed=removed)
+    WorkerHeartbeat.objects.filter(worker_id__in=gone).delete()
+    return SweepResult(requeued=requeued, failed=failed)
 
 
 def _task_abandon(claim, *, task_id, task_path: str, args_kwargs: dict, worker_ids: list[str]) -> bool:

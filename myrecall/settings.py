@@ -178,8 +178,8 @@ OCR_INCREMENTAL = env("MYRECALL_OCR_INCREMENTAL")
 TIMESTAMP_MAX_FUTURE_S = env("MYRECALL_TIMESTAMP_MAX_FUTURE_S")
 WORKER_INTERVAL = env("MYRECALL_WORKER_INTERVAL")
 
-# Background work survives a crash: workers beat while they live; a task left running by a worker
-# silent past the grace (or whose process on this machine is gone) is taken again, up to the attempts.
+# Background work survives a crash: a task left running by a worker that is gone (its process, on this
+# machine; silent past the grace, elsewhere) is taken again, up to the attempts.
 WORKER_HEARTBEAT_S = env("MYRECALL_WORKER_HEARTBEAT_S")
 WORKER_GRACE_S = env("MYRECALL_WORKER_GRACE_S")
 WORKER_SWEEP_S = env("MYRECALL_WORKER_SWEEP_S")

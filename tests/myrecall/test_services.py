@@ -15,7 +15,7 @@ from django_tasks_db.models import DBTaskResult
 from frames.models import Frame, OcrStatus
 from frames.tasks import frame_ocr
 from myrecall.models import TaskRun, WorkerHeartbeat, WorkerStopped
-from myrecall.selectors import pid_space
+from myrecall.selectors import pid_space, process_start
 from myrecall.services import tasks_abandoned_sweep, worker_beat
 from myrecall.worker_hooks import abandoned_hooks
 
@@ -43,11 +43,16 @@ def _running(frame: Frame, *worker_ids: str) -> DBTaskResult:
     return row
 
 
-def _heartbeat(worker_id: str, *, space: str | None = None, pid: int | None = None, age_s: float = 0) -> None:
+ME = os.getpid()
+UNKNOWN = object()
+
+
+def _heartbeat(worker_id: str, *, space: str = "", pid: int = ME, started=UNKNOWN, age_s: float = 0) -> None:
+    """A worker's row; by default this very process, in this pid space."""
     at = timezone.now() - timedelta(seconds=age_s)
     WorkerHeartbeat.objects.create(
-        worker_id=worker_id, hostname=socket.gethostname(), pid=pid or os.getpid(), pid_space=space or pid_space(),
-        started_at=at, beat_at=at,
+        worker_id=worker_id, hostname=socket.gethostname(), pid=pid, pid_space=space or pid_space(),
+        pid_started=process_start(pid) if started is UNKNOWN else started, started_at=at, beat_at=at,
     )
 
 
@@ -62,33 +67,42 @@ def _status(row: DBTaskResult) -> str:
     return row.status
 
 
-def test_a_live_workers_task_is_left_alone_however_long_it_runs():
-    here = _running(_pending_frame(), "here")
-    there = _running(_pending_frame(), "there")
+@pytest.mark.parametrize(
+    "heartbeat",
+    [
+        {"age_s": 50},
+        # Its beats stopped (a suspended laptop, a database locked for minutes), but its process lives.
+        {"age_s": 3600},
+        # Another machine, or a container with its own pids: a pid unknown here says nothing.
+        {"age_s": 50, "space": "another-machine", "pid": "dead", "started": 12345},
+    ],
+    ids=["beating", "late beats, live process here", "beating elsewhere"],
+)
+def test_a_live_workers_task_is_left_alone_however_long_it_runs(heartbeat):
+    row = _running(_pending_frame(), "alive")
     DBTaskResult.objects.update(started_at=timezone.now() - timedelta(hours=3))
-    _heartbeat("here", age_s=50)
-    # Another machine, or a container with its own pids: a pid unknown here says nothing.
-    _heartbeat("there", space="another-machine", pid=_dead_pid(), age_s=50)
+    _heartbeat("alive", **_with_dead_pid(heartbeat))
 
     assert tasks_abandoned_sweep().requeued == 0
-    assert (_status(here), _status(there)) == ("RUNNING", "RUNNING")
-    assert WorkerHeartbeat.objects.count() == 2
+    assert _status(row) == "RUNNING"
+    assert WorkerHeartbeat.objects.count() == 1
 
 
 @pytest.mark.parametrize(
     "heartbeat",
     [
-        {"age_s": 61},
+        {"pid": "dead"},  # fresh, but its process here is gone: no need to wait the grace
+        {"started": 1},  # its pid now names another process
         {"age_s": 61, "space": "another-machine"},
-        {"pid": "dead"},  # fresh, but its process on this machine is gone: no need to wait the grace
+        {"age_s": 61, "started": None},  # no /proc to ask: the heartbeat decides
         None,  # never registered, or already cleaned up
     ],
-    ids=["silent past the grace", "silent past the grace, elsewhere", "process gone", "no heartbeat"],
+    ids=["process gone", "pid reused", "silent past the grace elsewhere", "silent past the grace, no /proc", "no heartbeat"],
 )
 def test_a_dead_workers_task_goes_back_to_the_queue(heartbeat):
     row = _running(_pending_frame(), "gone")
     if heartbeat is not None:
-        _heartbeat("gone", **{**heartbeat, **({"pid": _dead_pid()} if heartbeat.get("pid") == "dead" else {})})
+        _heartbeat("gone", **_with_dead_pid(heartbeat))
 
     swept = tasks_abandoned_sweep()
 
@@ -97,6 +111,10 @@ def test_a_dead_workers_task_goes_back_to_the_queue(heartbeat):
     assert row.worker_ids == ["gone"]  # the attempt is remembered
     assert not WorkerHeartbeat.objects.exists()  # the dead worker is forgotten
     assert DBTaskResult.objects.ready().filter(id=row.id).exists()  # a worker can take it now
+
+
+def _with_dead_pid(heartbeat: dict) -> dict:
+    return {**heartbeat, "pid": _dead_pid()} if heartbeat.get("pid") == "dead" else heartbeat
 
 
 def test_a_task_whose_workers_died_too_often_fails_and_its_frame_with_it(api):
@@ -170,5 +188,7 @@ def test_a_beat_registers_the_worker_again_after_a_sweep_removed_it():
     worker_beat(worker_id="me", swept=True)
 
     again = WorkerHeartbeat.objects.get()
-    assert (again.worker_id, again.hostname, again.pid, again.pid_space) == ("me", socket.gethostname(), os.getpid(), pid_space())
+    assert (again.worker_id, again.hostname, again.pid, again.pid_space, again.pid_started) == (
+        "me", socket.gethostname(), ME, pid_space(), process_start(ME)
+    )
     assert again.swept_at is not None and again.beat_at >= first.beat_at
