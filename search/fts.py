@@ -62,10 +62,27 @@ _LAYOUT_WEIGHTS = {1: "1.0, 0.5, 1.0, 0.5", 2: "1.0, 0.5, 1.0, 0.5, 0.5"}
 # The last query word is also a prefix from this many characters on ("rel" finds "release").
 PREFIX_MIN_CHARS = 3
 
+# Every word the index holds (letters and digits, not only digits, from VOCAB_MIN_CHARS on), with
+# a trigram index, so that a word typed can be found inside longer words ("double" in "libdouble").
+VOCAB = "search_vocab"
+VOCAB_TRIGRAMS = "search_vocab_trigram"
+VOCAB_MIN_CHARS = 4
+VOCAB_CREATE_SQL = [
+    f"CREATE TABLE {VOCAB} (id integer PRIMARY KEY, term text NOT NULL UNIQUE)",
+    f"CREATE VIRTUAL TABLE {VOCAB_TRIGRAMS} USING fts5(term, content='{VOCAB}', content_rowid='id',"
+    " tokenize='trigram', detail='none')",
+    f"CREATE TRIGGER {VOCAB}_added AFTER INSERT ON {VOCAB} BEGIN"
+    f" INSERT INTO {VOCAB_TRIGRAMS} (rowid, term) VALUES (new.id, new.term); END",
+]
+VOCAB_DROP_SQL = [f"DROP TRIGGER {VOCAB}_added", f"DROP TABLE {VOCAB_TRIGRAMS}", f"DROP TABLE {VOCAB}"]
+# A word found inside at most this many longer words (the shortest first) is searched as them.
+INSIDE_MAX_WORDS = 64
+
 _CJK_RUN = re.compile(f"[{CJK_CLASS}]+")
 _TOKEN = re.compile(r"[^\W_]+")  # what unicode61 keeps as a token (letters and digits)
 # A run of CJK characters, or a token of other letters and digits.
 _QUERY_TOKEN = re.compile(f"([{CJK_CLASS}]+)|[^\\W_{CJK_CLASS}]+")
+_LATIN_TOKEN = re.compile(f"[^\\W_{CJK_CLASS}]+")
 
 
 def text_normalize(text: str) -> str:
@@ -247,9 +264,19 @@ def _rows_insert(cursor, table: str, layout: int, rows: list[tuple]) -> None:
     )
 
 
+def _vocab_terms(rows: list[tuple]) -> set[str]:
+    terms: set[str] = set()
+    for row in rows:
+        for column in row[1:5]:
+            terms.update(_LATIN_TOKEN.findall(column.lower()))
+    return {term for term in terms if len(term) >= VOCAB_MIN_CHARS and not term.isdigit()}
+
+
 def index_rows_write(cursor, rows: list[tuple]) -> None:
     """Insert index rows made by index_row, each into the partition of its rowid (creating
-    partitions as needed) and into the table being rebuilt beside it, if any."""
+    partitions as needed) and into the table being rebuilt beside it, if any; their words
+    join the vocabulary."""
+    cursor.executemany(f"INSERT OR IGNORE INTO {VOCAB} (term) VALUES (%s)", [(t,) for t in _vocab_terms(rows)])
     by_period: dict[int, list[tuple]] = {}
     for row in rows:
         by_period.setdefault(partition_of(row[0]), []).append(row)
@@ -261,8 +288,10 @@ def index_rows_write(cursor, rows: list[tuple]) -> None:
 
 
 def build_rows_write(cursor, partition: Partition, rows: list[tuple]) -> None:
-    """(Re)write index rows into the table being rebuilt beside a partition."""
+    """(Re)write index rows into the table being rebuilt beside a partition; their words join
+    the vocabulary."""
     if rows:
+        cursor.executemany(f"INSERT OR IGNORE INTO {VOCAB} (term) VALUES (%s)", [(t,) for t in _vocab_terms(rows)])
         cursor.execute(
             f"DELETE FROM {partition.build_table} WHERE rowid IN ({', '.join(['%s'] * len(rows))})", [r[0] for r in rows]
         )
@@ -351,7 +380,7 @@ class KeywordQuery:
             return expr
         return "{" + " ".join(TEXT_COLUMNS) + "} : (" + expr + ")"
 
-    def _clauses(self, *, last_prefix: bool) -> str:
+    def _clauses(self, *, last_prefix: bool, inside: dict[str, list[str]] | None = None) -> str:
         clauses = []
         for i, term in enumerate(self.terms):
             options = [_phrase(term.tokens, term.prefix)]
@@ -359,6 +388,8 @@ class KeywordQuery:
                 options.append(_phrase(term.parts, term.prefix))
             if last_prefix and i == len(self.terms) - 1:
                 options.append(_phrase(term.tokens, True))
+            if inside and len(term.tokens) == 1:
+                options += [_phrase([longer]) for longer in inside.get(term.tokens[0], [])]
             clauses.append("(" + " OR ".join(options) + ")" if len(options) > 1 else options[0])
         return " AND ".join(clauses)
 
@@ -378,6 +409,29 @@ class KeywordQuery:
         if last.prefix or len(last.tokens) > 1 or not _fts_word(last.tokens[0]) or len(last.tokens[0]) < PREFIX_MIN_CHARS:
             return None
         return self._clauses(last_prefix=True)
+
+    def inside_words(self) -> list[str]:
+        """The words that may also be found inside longer words: single words of letters, long enough."""
+        return [
+            t.tokens[0]
+            for t in self.terms
+            if len(t.tokens) == 1 and not t.prefix and _fts_word(t.tokens[0]) and len(t.tokens[0]) >= VOCAB_MIN_CHARS
+        ]
+
+    def inside(self, longer: dict[str, list[str]], *, last_prefix: bool) -> str:
+        """parts() (or prefix()), with words also matched as the longer words that contain them."""
+        return self._clauses(last_prefix=last_prefix, inside=longer)
+
+
+def vocab_containing(cursor, word: str) -> list[str]:
+    """Words of the vocabulary that contain `word` and are longer, the shortest first."""
+    # A query word is letters and digits only: nothing in it is a LIKE wildcard.
+    cursor.execute(
+        f"SELECT term FROM {VOCAB} WHERE id IN (SELECT rowid FROM {VOCAB_TRIGRAMS} WHERE term LIKE %s)"
+        " AND term != %s ORDER BY length(term), term LIMIT %s",
+        [f"%{word}%", word, INSIDE_MAX_WORDS],
+    )
+    return [row[0] for row in cursor.fetchall()]
 
 
 def keyword_query(q: str) -> KeywordQuery:

@@ -15,6 +15,7 @@ from search.fts import (
     partition_of,
     partitions_in,
     partitions_outdated,
+    vocab_containing,
     period_bounds_s,
     rowid_for,
     rowid_range,
@@ -165,19 +166,33 @@ def _counts(cursor, matches: list[tuple[Partition, str]], filters: SearchFilters
 
 def _tiers(cursor, query: KeywordQuery, partitions: list[Partition], filters: SearchFilters) -> tuple[list[_Tier], int]:
     """The tiers of a query in the range and the exact count of all their matches: exact
-    matches; matches through compound parts only; and, when those are few and the last word
-    as typed is rare in the range (so likely unfinished), matches through it as a prefix only."""
+    matches; matches through compound parts only; when those are few and the last word as typed
+    is rare in the range (so likely unfinished), matches through it as a prefix only; and when
+    all those are still few, matches of words inside longer words ("double" in "libdouble")."""
     strict = [(p, query.strict(p.layout)) for p in partitions]
     parts = [(p, query.parts()) for p in partitions]
     counts = _counts(cursor, parts, filters)  # strict matches are a subset of these
     tiers = [_Tier(strict, counts), _Tier([(p, f"({m}) NOT ({s})") for (p, m), (_, s) in zip(parts, strict)], counts)]
     total = sum(counts)
-    prefix = query.prefix()
     few = settings.SEARCH_FALLBACK_BELOW
-    if prefix and total < few and (len(query.terms) == 1 or sum(_counts(cursor, [(p, query.last_word()) for p in partitions], filters)) < few):
+    previous = query.parts()
+    prefix = query.prefix()
+    prefixed = (
+        prefix is not None
+        and total < few
+        and (len(query.terms) == 1 or sum(_counts(cursor, [(p, query.last_word()) for p in partitions], filters)) < few)
+    )
+    if prefixed:
         prefix_counts = _counts(cursor, [(p, prefix) for p in partitions], filters)
-        tiers.append(_Tier([(p, f"({prefix}) NOT ({m})") for p, m in parts], prefix_counts))
+        tiers.append(_Tier([(p, f"({prefix}) NOT ({previous})") for p in partitions], prefix_counts))
         total = sum(prefix_counts)
+        previous = prefix
+    longer = {word: vocab_containing(cursor, word) for word in query.inside_words()} if total < few else {}
+    if any(longer.values()):
+        inside = query.inside(longer, last_prefix=prefixed)
+        inside_counts = _counts(cursor, [(p, inside) for p in partitions], filters)
+        tiers.append(_Tier([(p, f"({inside}) NOT ({previous})") for p in partitions], inside_counts))
+        total = sum(inside_counts)
     return tiers, total
 
 
@@ -224,9 +239,10 @@ def _frame_ids(cursor, entries: list[tuple[int, int]], partitions: list[Partitio
 
 
 def _tier_score(tier: int, bm25_score: float) -> float:
-    """One scale for the whole list, higher is better: exact matches score in (2, 3], matches
-    through compound parts in (1, 2], through a prefix in (0, 1]; by bm25 inside a tier."""
-    return 3 - tier - 1 / (1 + max(bm25_score, 0.0))
+    """One scale for the whole list, higher is better: exact matches score in (3, 4], matches
+    through compound parts in (2, 3], through a prefix or inside longer words below; by bm25
+    inside a tier."""
+    return 4 - tier - 1 / (1 + max(bm25_score, 0.0))
 
 
 def search_keyword(*, q: str, filters: SearchFilters, limit: int, offset: int) -> tuple[list[SearchHit], int]:

@@ -9,6 +9,8 @@ from frames.models import Frame, OcrResult, OcrStatus
 from search.fts import (
     LAYOUT,
     REGISTRY,
+    VOCAB,
+    VOCAB_TRIGRAMS,
     build_rows_write,
     index_row,
     index_row_delete,
@@ -80,6 +82,18 @@ def _frames_after(frames, after: tuple[datetime, int] | None):
     moment, frame_id = after
     # timestamp >= first keeps the index range; the exclusion drops the frames already done at that instant.
     return frames.filter(timestamp__gte=moment).exclude(timestamp=moment, id__lte=frame_id)
+
+
+def fts_vocab_reset() -> bool:
+    """Empty the vocabulary before a rebuild of everything refills it, so that words of frames
+    deleted since are gone; not while a rebuild is under way (its words so far would be lost)."""
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(f"SELECT 1 FROM {REGISTRY} WHERE build_layout IS NOT NULL LIMIT 1")
+        if cursor.fetchone():
+            return False
+        cursor.execute(f"DELETE FROM {VOCAB}")
+        cursor.execute(f"INSERT INTO {VOCAB_TRIGRAMS} ({VOCAB_TRIGRAMS}) VALUES ('delete-all')")
+    return True
 
 
 def fts_rebuild_begin(*, period: int) -> int:

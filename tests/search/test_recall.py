@@ -31,6 +31,9 @@ def keyword(q: str, *, limit: int = 20, offset: int = 0) -> tuple[list[int], int
         ("def getHTTPResponse(self):", "response"),
         ("Paths are resolved relative to the project root", "relativ"),
         ("Paths are resolved relative to the project root", "resolved relat"),
+        ("Unpacking libdouble-conversion3:amd64 (3.2.1-1) ...", "double"),  # inside a longer word
+        ("the path was resolvedby the loader", "resolved"),  # OCR dropped the space
+        ("the path was resolvedby the loader", "resolved loader"),
     ],
 )
 def test_a_word_seen_on_screen_is_found(frame_make, text, q):
@@ -54,7 +57,7 @@ def test_the_prefix_tier_comes_after_exact_matches_and_only_when_they_are_few(fr
     longer = [frame_make(f"release {i} of the product", at=T0 + i) for i in range(1, 4)]
     found, total, scores = keyword("rel")
     assert total == 4 and found[0] == exact and set(found[1:]) == set(longer)
-    assert scores[0] > 2 >= scores[1]  # the one scale: exact matches above 2, prefix matches below 1
+    assert scores[0] > 3 and all(score <= 2 for score in scores[1:])  # one scale: exact above 3, prefix below 2
     settings.SEARCH_FALLBACK_BELOW = 1  # one exact match is enough: the word is taken as typed
     assert keyword("rel")[:2] == ([exact], 1)
 
@@ -90,3 +93,17 @@ def test_every_match_is_ranked_when_the_cap_is_off(frame_make, settings):
     settings.SEARCH_RANK_MAX = 10  # with a cap, only the newest matches are ranked: the total stays exact
     found, total, _ = keyword("invoice", limit=5)
     assert total == 31 and best not in found
+
+
+def test_a_word_inside_longer_words_comes_last_and_only_when_little_else_is_found(frame_make, settings):
+    inside = frame_make("Unpacking libdouble-conversion3:amd64", at=T0)
+    exact = frame_make("double the budget", at=T0 + 1)
+    found, total, scores = keyword("double")
+    assert (found, total) == ([exact, inside], 2) and scores[0] > 3 > 1 > scores[1]
+    settings.SEARCH_FALLBACK_BELOW = 1  # one exact match is enough
+    assert keyword("double")[:2] == ([exact], 1)
+
+
+def test_a_word_is_not_searched_inside_longer_words_when_too_short(frame_make):
+    frame_make("libdouble and subpar results", at=T0)
+    assert keyword("par")[:2] == ([], 0)

@@ -10,7 +10,17 @@ from django.core.management import CommandError, call_command
 from django.db import connection
 
 from frames.models import Frame, OcrStatus
-from search.fts import LAYOUT, REGISTRY, index_row, partition_get, partition_of, partition_table, rowid_for, table_create
+from search.fts import (
+    LAYOUT,
+    REGISTRY,
+    index_row,
+    partition_get,
+    partition_of,
+    partition_table,
+    rowid_for,
+    table_create,
+    vocab_containing,
+)
 from search.selectors import SearchFilters, search_keyword
 from search.services import fts_rebuild_batch, fts_rebuild_begin, fts_rebuild_finish
 
@@ -50,8 +60,9 @@ def layout_1_partition(frame_make):
     ]
 
 
-def test_an_old_layout_is_searched_as_it_is_and_upgraded_by_reindex(layout_1_partition):
+def test_an_old_layout_is_searched_as_it_is_and_upgraded_by_reindex(layout_1_partition, settings):
     glued, camel, plain = layout_1_partition
+    settings.SEARCH_FALLBACK_BELOW = 0  # no prefix and no words inside longer words: parts alone
     assert found("torvalds") == []  # the old layout has no compound parts
     assert found("LinusTorvalds") == [camel]
     output = reindex("--fts")
@@ -95,10 +106,15 @@ def test_rows_follow_the_database(frame_make):
         image_path="frames/p.jpg", width=1, height=1, image_bytes=1, phash=b"", ocr_status=OcrStatus.PENDING,
         app_name="quarterly",
     )
-    lonely = frame_make("quarterly report", at=T0 + 30 * 86400)
+    lonely = frame_make("quarterly report xylophonist", at=T0 + 30 * 86400)
     Frame.objects.filter(id=lonely).delete()
+    with connection.cursor() as cursor:
+        assert vocab_containing(cursor, "ylophon") == ["xylophonist"]
     reindex("--fts")
     assert found("quarterly") == [kept]  # not the deleted frame, not the frame whose OCR is still to come
+    with connection.cursor() as cursor:  # nor the words only it had
+        assert vocab_containing(cursor, "ylophon") == []
+        assert vocab_containing(cursor, "uarterl") == ["quarterly"]
     assert pending.id not in rows_in(partition_table(PERIOD))
     with connection.cursor() as cursor:  # a week left without frames loses its partition
         assert partition_get(cursor, partition_of(rowid_for(T0 + 30 * 86400, 0))) is None

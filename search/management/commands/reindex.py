@@ -6,7 +6,7 @@ from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
 from search.selectors import index_periods
-from search.services import fts_rebuild_batch, fts_rebuild_begin, fts_rebuild_finish
+from search.services import fts_rebuild_batch, fts_rebuild_begin, fts_rebuild_finish, fts_vocab_reset
 
 
 def _instant(value: str) -> float:
@@ -44,6 +44,8 @@ class Command(BaseCommand):
         if not periods:
             self.stdout.write("Nothing to index in that range.")
             return
+        if start_time is None and end_time is None:
+            fts_vocab_reset()  # everything is rebuilt: so is the vocabulary (words inside longer words)
         # Whole weeks are rebuilt: the index is partitioned by week.
         left = {period: fts_rebuild_begin(period=period) for period in periods}
         began = time.monotonic()
