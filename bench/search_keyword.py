@@ -8,8 +8,8 @@ partitioned layout (search.fts.index_rows_write), and times
 search.selectors.search_keyword on 1-day ranges with LIMIT 20, with the rank cap
 (SEARCH_RANK_MAX) and with every match ranked (cap 0), then the same queries once
 more through GET /api/v1/search. Some screens hold English words glued to Chinese,
-camel-case and letter-digit compounds: recall on those (a glued word, a part of a
-compound, a word typed in part) is measured against the frame it was read from,
+camel-case, letter-digit and package-name compounds: recall on those (a glued
+word, a part of a compound, a word typed in part, a word inside a longer word) is measured against the frame it was read from,
 beside what exact word matching alone (the index before compound parts and
 prefixes) finds. Last, times a new connection (one per request under ASGI) with
 the index in 52, 156 and 520 partitions. Prints figures, asserts nothing.
@@ -408,6 +408,7 @@ RECALL_PATTERNS = {
     "glued to Chinese": re.compile(f"[{_CJK}]([A-Za-z]{{3,}})[{_CJK}]"),  # "使用Docker部署" -> docker
     "part of a compound": re.compile(r"\b[a-z]{3,}([A-Z][a-z]{3,})\b|(?<![A-Za-z])([a-z]{3,})\d{1,2}\b"),  # releaseNotes, deploy12
     "typed in part": re.compile(r"\b([a-z]{7,})\b"),  # its first letters
+    "inside a longer word": re.compile(r"\blib([a-z]{4,})-"),  # libdeploy-... -> deploy
 }
 
 
