@@ -14,9 +14,14 @@ case and letter/digit boundaries ("LinusTorvalds" -> "Linus Torvalds",
 "conversion3:amd64" -> "conversion 3 amd 64"), so a word inside a longer token is found
 without changing what phrases of the on-screen text match.
 
-A query has two tiers: `strict` matches every word as typed in the text columns;
-`loose` also matches compound parts and takes the last word as a prefix (as a search
-box does while one types). Strict matches rank first.
+Every word the index holds (letters and digits) is also kept once in a vocabulary with
+a trigram index, so that a word can be looked for inside longer words ("double" in
+"libdouble", or "resolved" where OCR dropped a space: "resolvedby").
+
+A query has tiers, ranked in this order: every word as typed, in the text columns
+(`strict`); also as compound parts (`parts`); with the last word also as a prefix, as a
+search box does while one types (`prefix`); with words also inside longer words
+(`inside`). The selector adds the later tiers only when the earlier ones find few frames.
 
 Row ids are ordered by time (milliseconds * 1000 + frame id mod 1000), so a time
 range is a rowid range that FTS5 applies inside the index instead of filtering
@@ -29,7 +34,7 @@ frequency), so with one table that cost grew with the whole history; with
 partitions it grows with one period. A partition is created when the first
 frame of its period is indexed and recorded in the registry table with its layout
 (its columns), so a search lists the partitions of its range without reading
-sqlite_master. `manage.py reindex --fts` rebuilds partitions of an older layout beside
+sqlite_master. `manage.py reindex --fts` rebuilds partitions from the database beside
 the live ones (rows are written to both while it runs) and swaps each in when done.
 """
 
@@ -451,8 +456,3 @@ def keyword_query(q: str) -> KeywordQuery:
     if not terms:
         raise ApplicationError("The query has no searchable words.", extra={"field": "q", "q": q})
     return KeywordQuery(terms=tuple(terms))
-
-
-def fts_query(q: str) -> str:
-    """The strict FTS5 query of what a person typed, over every column (see KeywordQuery)."""
-    return keyword_query(q).strict(1)
