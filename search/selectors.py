@@ -210,6 +210,7 @@ def _ranked(cursor, tier: _Tier, filters: SearchFilters, n: int) -> list[tuple[f
             continue
         table = partition.table
         base, params = _match_sql(partition, match, filters)
+        boundary = None
         if bound > left:
             cursor.execute(f"SELECT {table}.rowid {base} ORDER BY {table}.rowid DESC LIMIT 1 OFFSET %s", [*params, left - 1])
             if boundary := cursor.fetchone():
@@ -219,8 +220,10 @@ def _ranked(cursor, tier: _Tier, filters: SearchFilters, n: int) -> list[tuple[f
             f"SELECT -{partition.bm25} AS score, {table}.rowid {base} ORDER BY score DESC, {table}.rowid DESC LIMIT %s",
             [*params, n],
         )
-        ranked += [(score, rowid, partition.period) for score, rowid in cursor.fetchall()]
-        left -= bound
+        rows = cursor.fetchall()
+        ranked += [(score, rowid, partition.period) for score, rowid in rows]
+        # The bound may be far above the tier's matches here: fewer than n rows are all of them.
+        left = 0 if boundary else left - (bound if len(rows) >= n else len(rows))
     ranked.sort(reverse=True)
     return ranked[:n]
 

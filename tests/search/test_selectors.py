@@ -106,3 +106,16 @@ def test_the_newest_matches_are_ranked_when_the_cap_cuts_inside_an_older_partiti
     assert sorted(found) == sorted([older, *newer])
     found, total, _ = keyword("alert", EDGE - 3600, EDGE + 3600, limit=4)
     assert total == 4 and found[0] == strong
+
+
+def test_with_the_cap_a_tier_is_not_cut_short_by_the_matches_of_another(frame_make, settings):
+    # The newest partition holds one exact match and many part matches; the exact matches of the
+    # older partition must still come in the exact tier, before any part match.
+    settings.SEARCH_RANK_MAX = 3
+    newer_exact = frame_make("alert raised", at=EDGE + 10)
+    for i in range(4):
+        frame_make(f"logAlert{i} fired", at=EDGE + 20 + i)
+    older_exact = [frame_make(f"alert number {i}", at=EDGE - 600 + i) for i in range(2)]
+    found, total, _ = keyword("alert", EDGE - 3600, EDGE + 3600, limit=3)
+    assert total == 7
+    assert set(found) == {newer_exact, *older_exact}
