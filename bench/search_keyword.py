@@ -466,7 +466,7 @@ def recall_measure(cases: list[RecallCase]) -> tuple[float, float]:
             partition = partition_get(cursor, partition_of(rowid))
             cursor.execute(
                 f"SELECT count(*) FROM {partition.table} WHERE {partition.table} MATCH %s AND rowid = %s",
-                [keyword_query(case.q).strict(partition.layout), rowid],
+                [keyword_query(case.q).strict(), rowid],
             )
             before += cursor.fetchone()[0]
     return now / len(cases), before / len(cases)

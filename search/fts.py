@@ -12,7 +12,9 @@ exactly where the characters are contiguous; a single character becomes a prefix
 Compound tokens are indexed whole and, in the `parts` column, by their parts: camel
 case and letter/digit boundaries ("LinusTorvalds" -> "Linus Torvalds",
 "conversion3:amd64" -> "conversion 3 amd 64"), so a word inside a longer token is found
-without changing what phrases of the on-screen text match.
+without changing what phrases of the on-screen text match. Each part carries the
+PART_MARK character (private use, a letter to unicode61), so it is a token of its own:
+a query for the word as typed never matches a part, with no column filter to pay for.
 
 Every word the index holds (letters and digits) is also kept once in a vocabulary with
 a trigram index, so that a word can be looked for inside longer words ("double" in
@@ -61,6 +63,7 @@ REGISTRY_CREATE_SQL = f"CREATE TABLE IF NOT EXISTS {REGISTRY} (period integer PR
 # Layout 1: the text columns and frame_id. Layout 2 adds `parts` (compound parts).
 LAYOUT = 2
 TEXT_COLUMNS = ("text", "app_name", "window_name", "browser_url")
+PART_MARK = "\ue000"
 _LAYOUT_COLUMNS = {1: (*TEXT_COLUMNS, "frame_id"), 2: (*TEXT_COLUMNS, "parts", "frame_id")}
 # Column weights for bm25: on-screen text and window titles count more than app, URL and parts.
 _LAYOUT_WEIGHTS = {1: "1.0, 0.5, 1.0, 0.5", 2: "1.0, 0.5, 1.0, 0.5, 0.5"}
@@ -138,14 +141,14 @@ def token_parts(token: str) -> list[str]:
 
 
 def text_parts(*texts: str) -> str:
-    """The parts of every compound token in the texts, in order, for the `parts` column."""
+    """The parts of every compound token in the texts, in order and marked, for the `parts` column."""
     out: list[str] = []
     for text in texts:
         if not text:
             continue
         for token in _TOKEN.findall(_CJK_RUN.sub(" ", text_normalize(text))):
             out += token_parts(token)
-    return " ".join(out)
+    return " ".join(PART_MARK + part for part in out)
 
 
 def index_row(
@@ -378,21 +381,21 @@ class KeywordQuery:
 
     terms: tuple[_Term, ...]
 
-    def strict(self, layout: int) -> str:
-        """Every word as typed, in the text columns."""
-        expr = " AND ".join(_phrase(t.tokens, t.prefix) for t in self.terms)
-        if layout == 1:  # no parts column: every column is a text column
-            return expr
-        return "{" + " ".join(TEXT_COLUMNS) + "} : (" + expr + ")"
+    def strict(self) -> str:
+        """Every word as typed (parts are other tokens: they never match)."""
+        return " AND ".join(_phrase(t.tokens, t.prefix) for t in self.terms)
 
-    def _clauses(self, *, last_prefix: bool, inside: dict[str, list[str]] | None = None) -> str:
+    def _clauses(self, *, completions: list[str] | None = None, inside: dict[str, list[str]] | None = None) -> str:
         clauses = []
         for i, term in enumerate(self.terms):
             options = [_phrase(term.tokens, term.prefix)]
             if term.parts != term.tokens:
                 options.append(_phrase(term.parts, term.prefix))
-            if last_prefix and i == len(self.terms) - 1:
-                options.append(_phrase(term.tokens, True))
+            if all(_fts_word(token) for token in term.parts):
+                options.append(_phrase([PART_MARK + part for part in term.parts], term.prefix))
+            if completions is not None and i == len(self.terms) - 1:
+                # The words that start so; none known: FTS5's own prefix query (slower: the whole week).
+                options += [_phrase([word]) for word in completions] or [_phrase(term.tokens, True)]
             if inside and len(term.tokens) == 1:
                 options += [_phrase([longer]) for longer in inside.get(term.tokens[0], [])]
             clauses.append("(" + " OR ".join(options) + ")" if len(options) > 1 else options[0])
@@ -401,19 +404,24 @@ class KeywordQuery:
     def parts(self) -> str:
         """Every word as typed or as compound parts ("torvalds" in "LinusTorvalds", "LinusTorvalds"
         as "Linus Torvalds"), in any column."""
-        return self._clauses(last_prefix=False)
+        return self._clauses()
 
     def last_word(self) -> str:
         """The last word alone, as typed."""
         return _phrase(self.terms[-1].tokens, self.terms[-1].prefix)
 
-    def prefix(self) -> str | None:
-        """parts(), with the last word also taken as a prefix ("relativ" finds "relative"); None
-        when the last term is not one word that can be (a phrase, typed with *, Chinese, short)."""
+    def prefix_word(self) -> str | None:
+        """The last word, when it may be the start of a longer one: a single word of letters and
+        digits, long enough, not already typed with *."""
         last = self.terms[-1]
         if last.prefix or len(last.tokens) > 1 or not _fts_word(last.tokens[0]) or len(last.tokens[0]) < PREFIX_MIN_CHARS:
             return None
-        return self._clauses(last_prefix=True)
+        return last.tokens[0]
+
+    def prefix(self, completions: list[str]) -> str:
+        """parts(), with the last word also matched as the words that start with it ("relativ"
+        finds "relative"); with no completions given, as an FTS5 prefix."""
+        return self._clauses(completions=completions)
 
     def inside_words(self) -> list[str]:
         """The words that may also be found inside longer words: single words of letters, long enough."""
@@ -423,9 +431,20 @@ class KeywordQuery:
             if len(t.tokens) == 1 and not t.prefix and _fts_word(t.tokens[0]) and len(t.tokens[0]) >= VOCAB_MIN_CHARS
         ]
 
-    def inside(self, longer: dict[str, list[str]], *, last_prefix: bool) -> str:
-        """parts() (or prefix()), with words also matched as the longer words that contain them."""
-        return self._clauses(last_prefix=last_prefix, inside=longer)
+    def inside(self, longer: dict[str, list[str]], *, completions: list[str] | None) -> str:
+        """parts() (or prefix(completions)), with words also matched as the longer words that contain them."""
+        return self._clauses(completions=completions, inside=longer)
+
+
+def vocab_starting(cursor, prefix: str) -> list[str] | None:
+    """Words of the vocabulary that start with `prefix` and are longer, the shortest first; None
+    when there are more than INSIDE_MAX_WORDS (too many to list in a query)."""
+    cursor.execute(
+        f"SELECT term FROM {VOCAB} WHERE term > %s AND term < %s ORDER BY length(term), term LIMIT %s",
+        [prefix, prefix + "\U0010ffff", INSIDE_MAX_WORDS + 1],
+    )
+    words = [row[0] for row in cursor.fetchall()]
+    return None if len(words) > INSIDE_MAX_WORDS else words
 
 
 def vocab_containing(cursor, word: str) -> list[str]:

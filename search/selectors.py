@@ -16,6 +16,7 @@ from search.fts import (
     partitions_in,
     partitions_outdated,
     vocab_containing,
+    vocab_starting,
     period_bounds_s,
     rowid_for,
     rowid_range,
@@ -169,27 +170,29 @@ def _tiers(cursor, query: KeywordQuery, partitions: list[Partition], filters: Se
     matches; matches through compound parts only; when those are few and the last word as typed
     is rare in the range (so likely unfinished), matches through it as a prefix only; and when
     all those are still few, matches of words inside longer words ("double" in "libdouble")."""
-    strict = [(p, query.strict(p.layout)) for p in partitions]
-    parts = [(p, query.parts()) for p in partitions]
-    counts = _counts(cursor, parts, filters)  # strict matches are a subset of these
-    tiers = [_Tier(strict, counts), _Tier([(p, f"({m}) NOT ({s})") for (p, m), (_, s) in zip(parts, strict)], counts)]
+    strict = [(p, query.strict()) for p in partitions]
+    parts = query.parts()
+    counts = _counts(cursor, [(p, parts) for p in partitions], filters)  # strict matches are a subset of these
+    tiers = [_Tier(strict, counts), _Tier([(p, f"({parts}) NOT ({query.strict()})") for p in partitions], counts)]
     total = sum(counts)
     few = settings.SEARCH_FALLBACK_BELOW
-    previous = query.parts()
-    prefix = query.prefix()
-    prefixed = (
-        prefix is not None
+    previous = parts
+    completions = None
+    word = query.prefix_word()
+    if (
+        word
         and total < few
         and (len(query.terms) == 1 or sum(_counts(cursor, [(p, query.last_word()) for p in partitions], filters)) < few)
-    )
-    if prefixed:
+    ):
+        completions = vocab_starting(cursor, word) or []
+        prefix = query.prefix(completions)
         prefix_counts = _counts(cursor, [(p, prefix) for p in partitions], filters)
         tiers.append(_Tier([(p, f"({prefix}) NOT ({previous})") for p in partitions], prefix_counts))
         total = sum(prefix_counts)
         previous = prefix
     longer = {word: vocab_containing(cursor, word) for word in query.inside_words()} if total < few else {}
     if any(longer.values()):
-        inside = query.inside(longer, last_prefix=prefixed)
+        inside = query.inside(longer, completions=completions)
         inside_counts = _counts(cursor, [(p, inside) for p in partitions], filters)
         tiers.append(_Tier([(p, f"({inside}) NOT ({previous})") for p in partitions], inside_counts))
         total = sum(inside_counts)

@@ -3,7 +3,7 @@ from django.db import connection
 
 from myrecall.errors import ApplicationError
 from search.fts import (
-    LAYOUT,
+    PART_MARK,
     fts_prepare,
     index_row,
     index_rows_write,
@@ -45,7 +45,7 @@ def indexed():
 def matches(q: str, tier: str = "strict") -> set[int]:
     table = partition_table(0)  # rowids 1-7 are the first milliseconds of the epoch
     query = keyword_query(q)
-    match = {"strict": lambda: query.strict(LAYOUT), "parts": query.parts, "prefix": query.prefix}[tier]()
+    match = {"strict": query.strict, "parts": query.parts, "prefix": lambda: query.prefix([])}[tier]()
     with connection.cursor() as cursor:
         cursor.execute(f"SELECT rowid FROM {table} WHERE {table} MATCH %s", [match])
         return {row[0] for row in cursor.fetchall()}
@@ -109,8 +109,9 @@ def test_compound_tokens_split_at_camel_case_and_digits(token, parts):
     assert token_parts(token) == parts
 
 
-def test_parts_column_holds_the_parts_of_compound_tokens_only():
-    assert text_parts("by LinusTorvalds on x86", "", "libdouble-conversion3:amd64") == "Linus Torvalds x 86 conversion 3 amd 64"
+def test_parts_column_holds_the_marked_parts_of_compound_tokens_only():
+    parts = text_parts("by LinusTorvalds on x86", "", "libdouble-conversion3:amd64")
+    assert parts == " ".join(PART_MARK + p for p in "Linus Torvalds x 86 conversion 3 amd 64".split())
     assert text_parts("由Linus编写 plain words") == ""
 
 
@@ -139,9 +140,10 @@ def test_the_last_word_is_a_prefix_in_the_prefix_tier_only(indexed):
     assert matches("relativ", "prefix") == {10}
     assert matches("paths relat", "prefix") == {10}
     assert matches("budget quarterl", "prefix") == {4}
-    assert keyword_query("re").prefix() is None  # too short to stand for a word
-    assert keyword_query("机器").prefix() is None
-    assert keyword_query('"budget rev"').prefix() is None  # a phrase is what was typed
+    assert keyword_query("re").prefix_word() is None  # too short to stand for a word
+    assert keyword_query("机器").prefix_word() is None
+    assert keyword_query('"budget rev"').prefix_word() is None  # a phrase is what was typed
+    assert keyword_query("budget rel").prefix_word() == "rel"
 
 
 def test_english_words_phrases_and_prefixes(indexed):

@@ -107,3 +107,18 @@ def test_a_word_inside_longer_words_comes_last_and_only_when_little_else_is_foun
 def test_a_word_is_not_searched_inside_longer_words_when_too_short(frame_make):
     frame_make("libdouble and subpar results", at=T0)
     assert keyword("par")[:2] == ([], 0)
+
+
+def test_the_words_that_start_so_come_from_the_vocabulary_unless_there_are_too_many(frame_make):
+    from django.db import connection
+
+    from search.fts import INSIDE_MAX_WORDS, vocab_starting
+
+    frame_make("relative relatively release", at=T0)
+    with connection.cursor() as cursor:
+        assert vocab_starting(cursor, "relativ") == ["relative", "relatively"]
+        assert vocab_starting(cursor, "zzz") == []
+    many = frame_make(" ".join(f"qux{i:03d}" for i in range(INSIDE_MAX_WORDS + 1)), at=T0 + 1)
+    with connection.cursor() as cursor:
+        assert vocab_starting(cursor, "qux") is None  # too many: FTS5's own prefix query finds them
+    assert keyword("qux")[:2] == ([many], 1)

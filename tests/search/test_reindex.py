@@ -12,6 +12,7 @@ from django.db import connection
 from frames.models import Frame, OcrStatus
 from search.fts import (
     LAYOUT,
+    PART_MARK,
     REGISTRY,
     index_row,
     partition_get,
@@ -138,7 +139,7 @@ def test_bad_options_are_refused(args):
 
 def test_index_row_is_the_current_layout():
     row = index_row(rowid=1, frame_id=1, text="LinusTorvalds", app_name="", window_name="", browser_url="")
-    assert len(row) == 7 and row[5] == "Linus Torvalds"
+    assert len(row) == 7 and row[5] == f"{PART_MARK}Linus {PART_MARK}Torvalds"
 
 
 def test_the_worker_says_when_weeks_need_a_reindex(layout_1_partition):
