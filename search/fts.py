@@ -84,7 +84,7 @@ VOCAB_CREATE_SQL = [
 ]
 VOCAB_DROP_SQL = [f"DROP TRIGGER {VOCAB}_added", f"DROP TABLE {VOCAB_TRIGRAMS}", f"DROP TABLE {VOCAB}"]
 # A word found inside at most this many longer words (the shortest first) is searched as them.
-INSIDE_MAX_WORDS = 64
+INSIDE_MAX_WORDS = 128
 
 _CJK_RUN = re.compile(f"[{CJK_CLASS}]+")
 _TOKEN = re.compile(r"[^\W_]+")  # what unicode61 keeps as a token (letters and digits)
