@@ -150,10 +150,11 @@ def _match_sql(partition: Partition, match: str, filters: SearchFilters, rowid_f
 @dataclass
 class _Tier:
     """The matches of one tier of a query in each partition of the range, newest partition
-    first, with an upper bound of their count in each."""
+    first, with an upper bound of their count in each; ranked by bm25, or newest first."""
 
     matches: list[tuple[Partition, str]]
     bounds: list[int]
+    by_bm25: bool = True
 
 
 def _counts(cursor, matches: list[tuple[Partition, str]], filters: SearchFilters) -> list[int]:
@@ -187,14 +188,15 @@ def _tiers(cursor, query: KeywordQuery, partitions: list[Partition], filters: Se
         completions = vocab_starting(cursor, word) or []
         prefix = query.prefix(completions)
         prefix_counts = _counts(cursor, [(p, prefix) for p in partitions], filters)
-        tiers.append(_Tier([(p, f"({prefix}) NOT ({previous})") for p in partitions], prefix_counts))
+        # Newest first: bm25 would scan the whole week for every completion, to rank a guess.
+        tiers.append(_Tier([(p, f"({prefix}) NOT ({previous})") for p in partitions], prefix_counts, by_bm25=False))
         total = sum(prefix_counts)
         previous = prefix
     longer = {word: vocab_containing(cursor, word) for word in query.inside_words()} if total < few else {}
     if any(longer.values()):
         inside = query.inside(longer, completions=completions)
         inside_counts = _counts(cursor, [(p, inside) for p in partitions], filters)
-        tiers.append(_Tier([(p, f"({inside}) NOT ({previous})") for p in partitions], inside_counts))
+        tiers.append(_Tier([(p, f"({inside}) NOT ({previous})") for p in partitions], inside_counts, by_bm25=False))
         total = sum(inside_counts)
     return tiers, total
 
@@ -203,6 +205,8 @@ def _ranked(cursor, tier: _Tier, filters: SearchFilters, n: int) -> list[tuple[f
     """The n best of a tier's matches by bm25, as (score, rowid, period), best first; fewer
     only when the tier has fewer. Past SEARCH_RANK_MAX matches only about the newest that many
     are ranked (0: every match)."""
+    if not tier.by_bm25:
+        return _newest(cursor, tier, filters, n)
     cap = settings.SEARCH_RANK_MAX
     left = max(cap, n) if cap else sum(tier.bounds)
     ranked = []
@@ -231,6 +235,23 @@ def _ranked(cursor, tier: _Tier, filters: SearchFilters, n: int) -> list[tuple[f
     return ranked[:n]
 
 
+def _newest(cursor, tier: _Tier, filters: SearchFilters, n: int) -> list[tuple[float, int, int]]:
+    """The n newest of a tier's matches, as (score, rowid, period) with a score that falls
+    down the list."""
+    newest = []
+    for (partition, match), bound in zip(tier.matches, tier.bounds):
+        if len(newest) >= n:
+            break
+        if bound:
+            base, params = _match_sql(partition, match, filters)
+            cursor.execute(
+                f"SELECT {partition.table}.rowid {base} ORDER BY {partition.table}.rowid DESC LIMIT %s",
+                [*params, n - len(newest)],
+            )
+            newest += [(rowid, partition.period) for (rowid,) in cursor.fetchall()]
+    return [(1 / (1 + position), rowid, period) for position, (rowid, period) in enumerate(newest)]
+
+
 def _frame_ids(cursor, entries: list[tuple[int, int]], partitions: list[Partition]) -> dict[tuple[int, int], int]:
     """Frame ids of (period, rowid) index entries."""
     tables = {p.period: p.table for p in partitions}
@@ -253,8 +274,9 @@ def _tier_score(tier: int, bm25_score: float) -> float:
 
 def search_keyword(*, q: str, filters: SearchFilters, limit: int, offset: int) -> tuple[list[SearchHit], int]:
     """Frames whose text or metadata match every word of q: exact word matches first, then
-    matches through a compound token's parts, then (when those are few) through the last word
-    as a prefix; each tier ranked by bm25 (see _ranked for the cap).
+    matches through a compound token's parts, both ranked by bm25 (see _ranked for the cap);
+    then, when those are few, through the last word as a prefix, then through words inside
+    longer words, newest first.
 
     Each partition of the range is counted and ranked on its own and the pages are merged by
     score; bm25 weighs a word by how rare it is in its partition's period."""
