@@ -48,24 +48,37 @@ def _union(boxes: list[list[int]]) -> list[int]:
     return [x0, y0, x1 - x0, y1 - y0]
 
 
-def boxes_matching(*, lines: list[dict], q: str) -> list[list[int]]:
-    """One box ([x, y, w, h]) per occurrence of the query's terms on screen: the words (or
-    Chinese characters) it spans, or the whole line when the engine gave no word boxes."""
-    terms = query_terms(q)
-    if not terms:
-        return []
-    boxes: list[list[int]] = []
+# Keyword search looks for a word of this many letters inside longer words ("double" in
+# "libdouble") when it finds little else; the viewer marks those too.
+INSIDE_MIN_CHARS = 4
+
+
+def _boxes_of(lines: list[dict], pattern: str) -> list[list[int]]:
+    boxes = []
     for line in lines:
         text = line.get("t", "")
         spans = None
-        for term in terms:
-            # English terms match whole words or word starts; CJK terms match anywhere.
-            pattern = f"(?i:{re.escape(term)})" if CJK_RE.search(term) else _WORD_START + f"(?i:{re.escape(term)})"
-            for match in re.finditer(pattern, text):
-                if spans is None:
-                    spans = _word_spans(text, line.get("w", []))
-                hit = [box for start, end, box in spans if start < match.end() and end > match.start()]
-                boxes.append(_union(hit) if hit else list(line["b"]))
+        for match in re.finditer(pattern, text):
+            if spans is None:
+                spans = _word_spans(text, line.get("w", []))
+            hit = [box for start, end, box in spans if start < match.end() and end > match.start()]
+            boxes.append(_union(hit) if hit else list(line["b"]))
+    return boxes
+
+
+def boxes_matching(*, lines: list[dict], q: str) -> list[list[int]]:
+    """One box ([x, y, w, h]) per occurrence of the query's terms on screen: the words (or
+    Chinese characters) it spans, or the whole line when the engine gave no word boxes."""
+    boxes: list[list[int]] = []
+    for term in query_terms(q):
+        # English terms match whole words, word starts and compound parts; CJK terms match anywhere.
+        if CJK_RE.search(term):
+            boxes += _boxes_of(lines, f"(?i:{re.escape(term)})")
+            continue
+        found = _boxes_of(lines, _WORD_START + f"(?i:{re.escape(term)})")
+        if not found and len(term) >= INSIDE_MIN_CHARS:
+            found = _boxes_of(lines, f"(?i:{re.escape(term)})")  # inside a longer word, as search found it
+        boxes += found
     unique = []
     for box in boxes:
         if box not in unique:

@@ -140,8 +140,8 @@ def test_a_quoted_phrase_is_one_box_and_separate_words_are_one_box_each():
 def test_no_match_no_boxes():
     assert boxes_matching(lines=LINES, q="invoice") == []
     assert boxes_matching(lines=LINES, q="") == []
-    # Part of a word is not the word: "view" is inside "review", "天气" is not on screen.
-    assert boxes_matching(lines=LINES, q="view") == []
+    # Three letters inside a word are not the word (search does not look for them there); "天气" is not on screen.
+    assert boxes_matching(lines=LINES, q="iew") == []
     assert boxes_matching(lines=LINES, q="天气") == []
 
 
@@ -161,11 +161,11 @@ def test_an_english_word_written_against_chinese_or_after_an_underscore_is_boxed
     ]
     assert boxes_matching(lines=mixed, q="python") == [[22 + 20 * 4, 20, 20 * 5 + 19, 38]]
     assert boxes_matching(lines=mixed, q="budget") == [[76, 72, 148, 38]]
-    assert boxes_matching(lines=mixed, q="ython") == []
+    assert boxes_matching(lines=mixed, q="yth") == []
 
 
 def test_a_part_of_a_compound_token_is_boxed_as_the_index_finds_it():
-    # The index finds "torvalds" in "LinusTorvalds" and "conversion" in "conversion3"; "inus" is no part.
+    # The index finds "torvalds" in "LinusTorvalds" and "conversion" in "conversion3"; "nus" is no part.
     line = {
         "t": "by LinusTorvalds libdouble-conversion3:amd64",
         "b": [0, 0, 600, 30],
@@ -174,4 +174,12 @@ def test_a_part_of_a_compound_token_is_boxed_as_the_index_finds_it():
     assert boxes_matching(lines=[line], q="torvalds") == [[40, 0, 200, 30]]
     assert boxes_matching(lines=[line], q="conversion") == [[250, 0, 350, 30]]
     assert boxes_matching(lines=[line], q="64") == [[250, 0, 350, 30]]
-    assert boxes_matching(lines=[line], q="inus") == []
+    assert boxes_matching(lines=[line], q="nus") == []
+
+
+def test_a_word_found_only_inside_a_longer_word_is_boxed_there():
+    line = {"t": "Unpacking libdouble-conversion3", "b": [0, 0, 400, 30], "w": [["Unpacking", 0, 0, 100, 30], ["libdouble-conversion3", 110, 0, 290, 30]]}
+    assert boxes_matching(lines=[line], q="double") == [[110, 0, 290, 30]]
+    assert boxes_matching(lines=[line, {"t": "double", "b": [0, 40, 60, 30], "w": []}], q="double") == [[0, 40, 60, 30]]
+    assert boxes_matching(lines=[line], q="ouble") == [[110, 0, 290, 30]]
+    assert boxes_matching(lines=[line], q="ack") == []  # too short to be looked for inside words
