@@ -43,7 +43,7 @@ def _query(request: HttpRequest, payload: ChatIn) -> services.ChatQuery:
     else:
         zone = request_timezone(request)
     if payload.session_id is not None:
-        services.chat_session_get(session_id=payload.session_id)
+        selectors.chat_session_get(session_id=payload.session_id)
     filters = SearchFilters(
         start_time=payload.start_time,
         end_time=end_time,

@@ -1,12 +1,41 @@
 """Reads of stored chats, shaped like the chat API's answers."""
 
+from urllib.parse import quote
 from zoneinfo import ZoneInfo
 
 from chat.models import ChatMessage, ChatSession
 from chat.rendering import answer_html
 from chat.sampling import SampledFrame
-from chat.services import chat_session_get, evidence_item
+from myrecall.errors import NotFound
 from myrecall.timezones import timezone_parse
+
+
+def viewer_url(frame_id: int, snippet: str) -> str:
+    return f"/frames/{frame_id}/view" + (f"?hl={quote(snippet)}" if snippet else "")
+
+
+def evidence_item(frame: SampledFrame, zone: ZoneInfo) -> dict:
+    """An evidence item of seed 002 section 3.1, plus links to the viewer and the thumbnail."""
+    return {
+        "frame_id": frame.frame_id,
+        "timestamp": frame.timestamp.timestamp(),
+        "local_time": frame.timestamp.astimezone(zone).isoformat(timespec="seconds"),
+        "app_name": frame.app_name,
+        "window_name": frame.window_name,
+        "focused": frame.focused,
+        "browser_url": frame.browser_url,
+        "ocr_snippet": frame.ocr_snippet,
+        "frame_url": f"/api/v1/frames/{frame.frame_id}",
+        "viewer_url": viewer_url(frame.frame_id, frame.ocr_snippet),
+        "thumb_url": f"/frames/{frame.frame_id}/thumb",
+    }
+
+
+def chat_session_get(*, session_id: int) -> ChatSession:
+    try:
+        return ChatSession.objects.get(id=session_id)
+    except ChatSession.DoesNotExist as exc:
+        raise NotFound(f"Chat session {session_id} does not exist.", extra={"session_id": session_id}) from exc
 
 
 def chat_sessions_list(*, limit: int = 50) -> list[dict]:

@@ -13,7 +13,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from datetime import timezone as dt_timezone
-from urllib.parse import quote
 from zoneinfo import ZoneInfo
 
 from django.conf import settings
@@ -24,8 +23,8 @@ from chat import llm, offline
 from chat.models import ChatMessage, ChatMode, ChatRole, ChatSession, ChatStatus, Citation, DroppedReason
 from chat.rendering import answer_html
 from chat.sampling import MAX_FRAMES, SampledFrame, bucket_seconds_choose, sample_retrieve
+from chat.selectors import chat_session_get, evidence_item
 from frames.models import Frame
-from myrecall.errors import NotFound
 from myrecall.errors import ApplicationError
 from search.selectors import SearchFilters, search_keyword
 
@@ -167,10 +166,6 @@ def citations_validate(
     return ValidatedAnswer(answer_md=text, citations=list(checks.values()))
 
 
-def viewer_url(frame_id: int, snippet: str) -> str:
-    return f"/frames/{frame_id}/view" + (f"?hl={quote(snippet)}" if snippet else "")
-
-
 def _offset(zone: ZoneInfo, at: datetime) -> str:
     offset = at.astimezone(zone).utcoffset()
     minutes = int(offset.total_seconds() // 60) if offset else 0
@@ -228,23 +223,6 @@ def _history(session: ChatSession, before_id: int) -> list[dict]:
         .values("role", "content")[: HISTORY_TURNS * 2]
     )
     return [{"role": turn["role"], "content": turn["content"]} for turn in reversed(turns)]
-
-
-def evidence_item(frame: SampledFrame, zone: ZoneInfo) -> dict:
-    """An evidence item of seed 002 section 3.1, plus links to the viewer and the thumbnail."""
-    return {
-        "frame_id": frame.frame_id,
-        "timestamp": frame.timestamp.timestamp(),
-        "local_time": frame.timestamp.astimezone(zone).isoformat(timespec="seconds"),
-        "app_name": frame.app_name,
-        "window_name": frame.window_name,
-        "focused": frame.focused,
-        "browser_url": frame.browser_url,
-        "ocr_snippet": frame.ocr_snippet,
-        "frame_url": f"/api/v1/frames/{frame.frame_id}",
-        "viewer_url": viewer_url(frame.frame_id, frame.ocr_snippet),
-        "thumb_url": f"/frames/{frame.frame_id}/thumb",
-    }
 
 
 def mentions_retrieve(
@@ -318,13 +296,6 @@ def _offline_answer(query: ChatQuery, frames: list[SampledFrame], frames_in_rang
         frames_in_range=frames_in_range,
         mentions=mentions,
     )
-
-
-def chat_session_get(*, session_id: int) -> ChatSession:
-    try:
-        return ChatSession.objects.get(id=session_id)
-    except ChatSession.DoesNotExist as exc:
-        raise NotFound(f"Chat session {session_id} does not exist.", extra={"session_id": session_id}) from exc
 
 
 def chat_answer_stream(*, query: ChatQuery) -> Iterator[tuple[str, dict]]:
