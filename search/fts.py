@@ -108,9 +108,13 @@ def _cjk_run_tokens(run: str) -> list[str]:
 
 def fts_prepare(text: str) -> str:
     """The form of a text that goes into the index's text columns."""
-    if not text:
+    return _bigrams(text_normalize(text))
+
+
+def _bigrams(normalized: str) -> str:
+    if not normalized:
         return ""
-    return _CJK_RUN.sub(lambda m: " " + " ".join(_cjk_run_tokens(m.group())) + " ", text_normalize(text))
+    return _CJK_RUN.sub(lambda m: " " + " ".join(_cjk_run_tokens(m.group())) + " ", normalized)
 
 
 def _is_simple(token: str) -> bool:
@@ -142,12 +146,15 @@ def token_parts(token: str) -> list[str]:
 
 def text_parts(*texts: str) -> str:
     """The parts of every compound token in the texts, in order and marked, for the `parts` column."""
+    return _parts(*(text_normalize(text) for text in texts))
+
+
+def _parts(*normalized: str) -> str:
     out: list[str] = []
-    for text in texts:
-        if not text:
-            continue
-        for token in _TOKEN.findall(_CJK_RUN.sub(" ", text_normalize(text))):
-            out += token_parts(token)
+    for text in normalized:
+        if text:
+            for token in _TOKEN.findall(_CJK_RUN.sub(" ", text)):
+                out += token_parts(token)
     return " ".join(PART_MARK + part for part in out)
 
 
@@ -156,15 +163,8 @@ def index_row(
 ) -> tuple[int, str, str, str, str, str, int]:
     """A frame's row for the index in the current layout: (rowid, text, app_name, window_name,
     browser_url, parts, frame_id)."""
-    return (
-        rowid,
-        fts_prepare(text),
-        fts_prepare(app_name),
-        fts_prepare(window_name),
-        fts_prepare(browser_url),
-        text_parts(text, app_name, window_name, browser_url),
-        frame_id,
-    )
+    fields = [text_normalize(value) for value in (text, app_name, window_name, browser_url)]  # once each
+    return (rowid, *(_bigrams(value) for value in fields), _parts(*fields), frame_id)
 
 
 def rowid_for(timestamp_s: float, frame_id: int) -> int:
