@@ -29,6 +29,16 @@ env = environ.Env(
     MYRECALL_WORKER_STOP_S=(float, 30.0),
     MYRECALL_SEARCH_RANK_MAX=(int, 4000),
     MYRECALL_SEARCH_FALLBACK_BELOW=(int, 20),
+    EMBEDDINGS_BASE_URL=(str, ""),
+    EMBEDDINGS_API_KEY=(str, ""),
+    EMBEDDINGS_MODEL=(str, ""),
+    EMBEDDINGS_TIMEOUT_S=(float, 10.0),
+    EMBEDDINGS_MAX_RETRIES=(int, 1),
+    EMBEDDINGS_BATCH_SIZE=(int, 32),
+    EMBEDDINGS_CACHE_SIZE=(int, 1024),
+    EMBEDDINGS_MAX_TOKENS=(int, 0),
+    CHROMA_URL=(str, ""),
+    MYRECALL_SEARCH_MODE=(str, "hybrid"),
     LLM_BASE_URL=(str, ""),
     LLM_API_KEY=(str, ""),
     LLM_MODEL=(str, ""),
@@ -192,6 +202,23 @@ WORKER_STOP_S = env("MYRECALL_WORKER_STOP_S")
 # ranks every match. The last word is also taken as a prefix when exact and part matches are fewer.
 SEARCH_RANK_MAX = env("MYRECALL_SEARCH_RANK_MAX")
 SEARCH_FALLBACK_BELOW = env("MYRECALL_SEARCH_FALLBACK_BELOW")
+
+# Embeddings (search/embeddings.py): the packaged all-MiniLM-L6-v2 on this machine, or any
+# OpenAI-compatible /embeddings endpoint when EMBEDDINGS_BASE_URL is set (EMBEDDINGS_MODEL names its model).
+# Texts are embedded in batches, de-duplicated inside a batch, and cached in memory (never on disk).
+# EMBEDDINGS_MAX_TOKENS: the longest text the model takes (0: the local model's own, 256; 512 for remote).
+EMBEDDINGS_BASE_URL = env("EMBEDDINGS_BASE_URL")
+EMBEDDINGS_API_KEY = env("EMBEDDINGS_API_KEY")
+EMBEDDINGS_MODEL = env("EMBEDDINGS_MODEL")
+EMBEDDINGS_TIMEOUT_S = env("EMBEDDINGS_TIMEOUT_S")
+EMBEDDINGS_MAX_RETRIES = env("EMBEDDINGS_MAX_RETRIES")
+EMBEDDINGS_BATCH_SIZE = env("EMBEDDINGS_BATCH_SIZE")
+EMBEDDINGS_CACHE_SIZE = env("EMBEDDINGS_CACHE_SIZE")
+EMBEDDINGS_MAX_TOKENS = env("EMBEDDINGS_MAX_TOKENS")
+# Vector index (search/vectors.py): Chroma in the data dir, or a Chroma server when CHROMA_URL is set.
+CHROMA_URL = env("CHROMA_URL")
+# What /api/v1/search does when no mode is given: hybrid, keyword or semantic.
+SEARCH_MODE = env("MYRECALL_SEARCH_MODE")
 
 # Chat LLM: any OpenAI-compatible endpoint; an empty base URL means none is configured.
 LLM_BASE_URL = env("LLM_BASE_URL")
