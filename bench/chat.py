@@ -516,9 +516,9 @@ def percentile(values: list[float], q: float) -> float:
 
 
 def filters_for(start: float, end: float):
-    from search.selectors import SearchFilters
+    from search.filters import Filters
 
-    return SearchFilters(start_time=start, end_time=end)
+    return Filters(start_time=start, end_time=end)
 
 
 def retrieval_time(*, runs: int) -> list[tuple]:

@@ -200,9 +200,10 @@ def viewer_pick(line_counts: dict[int, int]) -> tuple[int, int, str, int]:
 
 
 def match_count(q: str, start: float, end: float) -> int:
-    from search.selectors import SearchFilters, search_keyword
+    from search.filters import Filters
+    from search.selectors import search_keyword
 
-    return search_keyword(q=q, filters=SearchFilters(start_time=start, end_time=end), limit=1, offset=0)[1]
+    return search_keyword(q=q, filters=Filters(start_time=start, end_time=end), limit=1, offset=0)[1]
 
 
 def pages_pick(line_counts: dict[int, int]) -> list[Page]:

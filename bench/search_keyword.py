@@ -452,13 +452,14 @@ def recall_measure(cases: list[RecallCase]) -> tuple[float, float]:
     from django.db import connection
 
     from search.fts import keyword_query, partition_get, partition_of, rowid_for
-    from search.selectors import SearchFilters, search_keyword
+    from search.filters import Filters
+    from search.selectors import search_keyword
 
     now = before = 0
     with connection.cursor() as cursor:
         for case in cases:
             hits, _ = search_keyword(
-                q=case.q, filters=SearchFilters(start_time=case.timestamp - 0.5, end_time=case.timestamp + 0.5),
+                q=case.q, filters=Filters(start_time=case.timestamp - 0.5, end_time=case.timestamp + 0.5),
                 limit=100, offset=0,
             )
             now += case.frame_id in {hit.frame_id for hit in hits}
@@ -501,12 +502,13 @@ def selector_time(
 ) -> tuple[list[float], list[float], list[int]]:
     """Wall and CPU milliseconds of each search, and its total. CPU time is the part other
     processes on the machine cannot inflate."""
-    from search.selectors import SearchFilters, search_keyword
+    from search.filters import Filters
+    from search.selectors import search_keyword
 
     times, cpu_times, totals = [], [], []
     for q, (start, end) in tqdm(list(zip(queries, ranges)), desc=desc, unit="q", leave=False):
         began, began_cpu = time.perf_counter(), time.thread_time()
-        _, total = search_keyword(q=q, filters=SearchFilters(start_time=start, end_time=end), limit=20, offset=0)
+        _, total = search_keyword(q=q, filters=Filters(start_time=start, end_time=end), limit=20, offset=0)
         times.append((time.perf_counter() - began) * 1000)
         cpu_times.append((time.thread_time() - began_cpu) * 1000)
         totals.append(total)
@@ -542,10 +544,11 @@ def plan_print(q: str, start: float) -> None:
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
-    from search.selectors import SearchFilters, search_keyword
+    from search.filters import Filters
+    from search.selectors import search_keyword
 
     with CaptureQueriesContext(connection) as captured:
-        search_keyword(q=q, filters=SearchFilters(start_time=start, end_time=start + DAY), limit=20, offset=0)
+        search_keyword(q=q, filters=Filters(start_time=start, end_time=start + DAY), limit=20, offset=0)
     print(f"\nquery plans for q={q!r}:")
     with connection.cursor() as cursor:
         for query in captured.captured_queries:

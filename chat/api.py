@@ -1,6 +1,3 @@
-import math
-import time
-
 from django.http import HttpRequest
 from ninja import Router
 
@@ -10,7 +7,7 @@ from myrecall.errors import ApplicationError
 from myrecall.schemas import ErrorOut
 from myrecall.sse import sse_response, wants_event_stream
 from myrecall.timezones import request_timezone, timezone_parse
-from search.selectors import SearchFilters
+from search.filters import filters_parse
 
 router = Router(tags=["chat"])
 
@@ -26,15 +23,17 @@ def _query(request: HttpRequest, payload: ChatIn) -> services.ChatQuery:
         raise ApplicationError(
             "start_time is required: a summary covers a bounded time range (epoch seconds).", extra={"field": "start_time"}
         )
-    end_time = payload.end_time if payload.end_time is not None else time.time()
-    for name, value in (("start_time", payload.start_time), ("end_time", end_time)):
-        if not math.isfinite(value) or value < 0:
-            raise ApplicationError(f"{name} must be epoch seconds.", extra={"field": name})
-    if end_time <= payload.start_time:
-        raise ApplicationError(
-            "end_time must be after start_time.", extra={"start_time": payload.start_time, "end_time": end_time}
-        )
-    if end_time - payload.start_time > MAX_RANGE_S:
+    filters = filters_parse(
+        start_time=payload.start_time,
+        end_time=payload.end_time,
+        app_name=payload.app_name,
+        window_name=payload.window_name,
+        browser_url=payload.browser_url,
+        focused=payload.focused,
+        allow_empty=False,
+        end_inclusive=False,
+    )
+    if filters.end_time - filters.start_time > MAX_RANGE_S:
         raise ApplicationError("The range is longer than 31 days; pick a shorter one.", extra={"max_seconds": MAX_RANGE_S})
     if payload.timezone:
         zone = timezone_parse(payload.timezone)
@@ -44,14 +43,6 @@ def _query(request: HttpRequest, payload: ChatIn) -> services.ChatQuery:
         zone = request_timezone(request)
     if payload.session_id is not None:
         selectors.chat_session_get(session_id=payload.session_id)
-    filters = SearchFilters(
-        start_time=payload.start_time,
-        end_time=end_time,
-        app_name=payload.app_name or None,
-        window_name=payload.window_name or None,
-        browser_url=payload.browser_url or None,
-        focused=payload.focused,
-    )
     return services.ChatQuery(message=payload.message.strip(), filters=filters, zone=zone, session_id=payload.session_id)
 
 

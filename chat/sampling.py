@@ -13,15 +13,12 @@ cap holds. A bucket's `first` frame is never dropped.
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from datetime import timezone as dt_timezone
 
-from django.db.models import Q, Value
-from django.db.models.functions import Coalesce, Length
-
 from frames.models import Frame
-from search.selectors import SearchFilters
+from search.filters import Filters
 
 DEFAULT_BUCKET_SECONDS = 300
 FRAMES_PER_BUCKET = 2
@@ -95,31 +92,13 @@ def _utc(epoch: float) -> datetime:
     return datetime.fromtimestamp(epoch, tz=dt_timezone.utc)
 
 
-def _frames_in_range(filters: SearchFilters):
-    """Frames of [start, end) matching the filters, with search.selectors' meaning of each filter
-    (app name exact but case-blind, window and URL substrings, OCR text length bounds). The end is
-    excluded, unlike browse, so that back-to-back ranges never share a frame.
+def _frames_in_range(filters: Filters):
+    """Frames of [start, end) matching the filters: a summary's range never includes its end.
 
     Not search_browse: it pages 100 at a time and loads every frame's OCR text, while sampling
     needs every frame of the range but the text of at most MAX_FRAMES of them.
     """
-    query = Q(timestamp__gte=_utc(filters.start_time), timestamp__lt=_utc(filters.end_time))
-    if filters.app_name:
-        query &= Q(app_name__iexact=filters.app_name)
-    if filters.window_name:
-        query &= Q(window_name__icontains=filters.window_name)
-    if filters.browser_url:
-        query &= Q(browser_url__icontains=filters.browser_url)
-    if filters.focused is not None:
-        query &= Q(focused=filters.focused)
-    frames = Frame.objects.all()
-    if filters.min_length is not None or filters.max_length is not None:
-        frames = frames.annotate(text_length=Length(Coalesce("ocr__text", Value(""))))
-        if filters.min_length is not None:
-            query &= Q(text_length__gte=filters.min_length)
-        if filters.max_length is not None:
-            query &= Q(text_length__lte=filters.max_length)
-    return frames.filter(query)
+    return replace(filters, end_inclusive=False).frames(Frame.objects.all())
 
 
 def _lines(text: str) -> tuple[str, ...]:
@@ -193,11 +172,11 @@ class Sample:
     frames_in_range: int
 
 
-def frames_sample_retrieve(*, filters: SearchFilters, max_frames: int = MAX_FRAMES) -> list[SampledFrame]:
+def frames_sample_retrieve(*, filters: Filters, max_frames: int = MAX_FRAMES) -> list[SampledFrame]:
     return sample_retrieve(filters=filters, max_frames=max_frames).frames
 
 
-def sample_retrieve(*, filters: SearchFilters, max_frames: int = MAX_FRAMES) -> Sample:
+def sample_retrieve(*, filters: Filters, max_frames: int = MAX_FRAMES) -> Sample:
     """The one bounded retrieval of a summary: every frame of [start_time, end_time) that
     matches the filters is sampled, then the sampled ones are read with their OCR snippet."""
     rows = [

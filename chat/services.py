@@ -26,7 +26,8 @@ from chat.sampling import MAX_FRAMES, SampledFrame, bucket_seconds_choose, sampl
 from chat.selectors import chat_session_get, evidence_item
 from frames.models import Frame
 from myrecall.errors import ApplicationError
-from search.selectors import SearchFilters, search_keyword
+from search.filters import Filters
+from search.selectors import search_keyword
 
 logger = logging.getLogger(__name__)
 
@@ -61,7 +62,7 @@ class ChatFailed(Exception):
 @dataclass(frozen=True)
 class ChatQuery:
     message: str
-    filters: SearchFilters
+    filters: Filters
     zone: ZoneInfo
     session_id: int | None = None
     mode: str = ChatMode.SUMMARY
@@ -226,7 +227,7 @@ def _history(session: ChatSession, before_id: int) -> list[dict]:
 
 
 def mentions_retrieve(
-    *, question: str, filters: SearchFilters, frames_in_range: int = 0
+    *, question: str, filters: Filters, frames_in_range: int = 0
 ) -> list[tuple[str, int, list[SampledFrame]]]:
     """For the offline summariser: the best frames of the range for each term the question asks
     about (see offline.question_terms), with the lines that hold the term as their snippet."""
@@ -345,7 +346,7 @@ def chat_answer_stream(*, query: ChatQuery) -> Iterator[tuple[str, dict]]:
             "model": reply.model_name,
         }
         if not frames:
-            raw = _nothing_captured(start_time, end_time, zone, _filtered(filters))
+            raw = _nothing_captured(start_time, end_time, zone, filters.narrowed())
             yield "delta", {"text": raw}
         elif llm.llm_configured():
             messages = [
@@ -444,13 +445,6 @@ def chat_answer(*, query: ChatQuery) -> dict:
         if event == "error":
             raise ChatFailed(payload["message"], session_id=payload["session_id"], message_id=payload["message_id"])
     raise RuntimeError("chat_answer_stream ended without a final event")
-
-
-def _filtered(filters: SearchFilters) -> bool:
-    return any(
-        value is not None
-        for value in (filters.app_name, filters.window_name, filters.browser_url, filters.focused, filters.min_length, filters.max_length)
-    )
 
 
 def _fail(reply: ChatMessage, message: str, raw: str, llm_started: float, started: float) -> None:

@@ -1,6 +1,3 @@
-import math
-import time
-
 from django.http import HttpRequest
 from ninja import Query, Router, Schema
 from pydantic import Field
@@ -9,6 +6,7 @@ from frames.api import frame_url
 from myrecall.errors import ApplicationError
 from myrecall.schemas import ErrorOut
 from search import selectors
+from search.filters import filters_parse
 from search.schemas import SearchOut
 
 router = Router(tags=["search"])
@@ -55,17 +53,9 @@ def search(request: HttpRequest, params: Query[SearchParams]):
         raise ApplicationError(
             f"Unknown mode {params.mode!r}; use keyword, semantic or hybrid.", extra={"field": "mode"}
         )
-    end_time = params.end_time if params.end_time is not None else time.time()
-    for name, value in (("start_time", params.start_time), ("end_time", end_time)):
-        if not math.isfinite(value) or value < 0:
-            raise ApplicationError(f"{name} must be epoch seconds.", extra={"field": name})
-    if end_time < params.start_time:
-        raise ApplicationError(
-            "end_time is before start_time.", extra={"start_time": params.start_time, "end_time": end_time}
-        )
-    filters = selectors.SearchFilters(
+    filters = filters_parse(
         start_time=params.start_time,
-        end_time=end_time,
+        end_time=params.end_time,
         app_name=params.app_name,
         window_name=params.window_name,
         browser_url=params.browser_url,

@@ -8,6 +8,7 @@ from django.conf import settings
 from django.db import connection
 
 from frames.models import Frame
+from search.filters import Filters
 from search.fts import (
     KeywordQuery,
     Partition,
@@ -25,18 +26,6 @@ from search.fts import (
 
 
 @dataclass(frozen=True)
-class SearchFilters:
-    start_time: float
-    end_time: float
-    app_name: str | None = None
-    window_name: str | None = None
-    browser_url: str | None = None
-    focused: bool | None = None
-    min_length: int | None = None
-    max_length: int | None = None
-
-
-@dataclass(frozen=True)
 class SearchHit:
     frame_id: int
     timestamp: datetime
@@ -46,41 +35,6 @@ class SearchHit:
     browser_url: str
     focused: bool | None
     score: float | None
-
-
-def _like(value: str) -> str:
-    return "%" + value.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
-
-
-def _filter_sql(filters: SearchFilters) -> tuple[list[str], list, bool]:
-    """WHERE clauses on frames f (and OCR text o), their params, and whether o is needed."""
-    adapt = connection.ops.adapt_datetimefield_value
-    start = datetime.fromtimestamp(filters.start_time, tz=dt_timezone.utc)
-    end = datetime.fromtimestamp(filters.end_time, tz=dt_timezone.utc)
-    where = ["f.timestamp >= %s", "f.timestamp <= %s"]
-    params: list = [adapt(start), adapt(end)]
-    if filters.app_name:
-        where.append("f.app_name = %s COLLATE NOCASE")
-        params.append(filters.app_name)
-    if filters.window_name:
-        where.append("f.window_name LIKE %s ESCAPE '\\'")
-        params.append(_like(filters.window_name))
-    if filters.browser_url:
-        where.append("f.browser_url LIKE %s ESCAPE '\\'")
-        params.append(_like(filters.browser_url))
-    if filters.focused is not None:
-        where.append("f.focused = %s")
-        params.append(filters.focused)
-    needs_text = False
-    if filters.min_length is not None:
-        where.append("length(coalesce(o.text, '')) >= %s")
-        params.append(filters.min_length)
-        needs_text = True
-    if filters.max_length is not None:
-        where.append("length(coalesce(o.text, '')) <= %s")
-        params.append(filters.max_length)
-        needs_text = True
-    return where, params, needs_text
 
 
 _TEXT_JOIN = " LEFT JOIN frames_ocrresult o ON o.frame_id = f.id"
@@ -120,13 +74,13 @@ def _page(select: str, base: str, params: list, order: str, limit: int, offset: 
     return rows, total
 
 
-def _match_sql(partition: Partition, match: str, filters: SearchFilters, rowid_from: int | None = None) -> tuple[str, list]:
+def _match_sql(partition: Partition, match: str, filters: Filters, rowid_from: int | None = None) -> tuple[str, list]:
     """FROM and WHERE of the frames of one partition in the range (from rowid_from on) whose
     index entry matches the FTS query."""
     table = partition.table
     lo, hi = rowid_range(filters.start_time, filters.end_time)
     lo = lo if rowid_from is None else rowid_from
-    where, params, needs_text = _filter_sql(filters)
+    where, params, needs_text = filters.sql()
     if len(where) > 2 or needs_text:
         # Filters on the frame: join every match to its frame.
         base = (
@@ -157,7 +111,7 @@ class _Tier:
     by_bm25: bool = True
 
 
-def _counts(cursor, matches: list[tuple[Partition, str]], filters: SearchFilters) -> list[int]:
+def _counts(cursor, matches: list[tuple[Partition, str]], filters: Filters) -> list[int]:
     counts = []
     for partition, match in matches:
         base, params = _match_sql(partition, match, filters)
@@ -166,7 +120,7 @@ def _counts(cursor, matches: list[tuple[Partition, str]], filters: SearchFilters
     return counts
 
 
-def _tiers(cursor, query: KeywordQuery, partitions: list[Partition], filters: SearchFilters) -> tuple[list[_Tier], int]:
+def _tiers(cursor, query: KeywordQuery, partitions: list[Partition], filters: Filters) -> tuple[list[_Tier], int]:
     """The tiers of a query in the range and the exact count of all their matches: exact
     matches; matches through compound parts only; when those are few and the last word as typed
     is rare in the range (so likely unfinished), matches through it as a prefix only; and when
@@ -201,7 +155,7 @@ def _tiers(cursor, query: KeywordQuery, partitions: list[Partition], filters: Se
     return tiers, total
 
 
-def _ranked(cursor, tier: _Tier, filters: SearchFilters, n: int) -> list[tuple[float, int, int]]:
+def _ranked(cursor, tier: _Tier, filters: Filters, n: int) -> list[tuple[float, int, int]]:
     """The n best of a tier's matches by bm25, as (score, rowid, period), best first; fewer
     only when the tier has fewer. Past SEARCH_RANK_MAX matches only about the newest that many
     are ranked (0: every match)."""
@@ -235,7 +189,7 @@ def _ranked(cursor, tier: _Tier, filters: SearchFilters, n: int) -> list[tuple[f
     return ranked[:n]
 
 
-def _newest(cursor, tier: _Tier, filters: SearchFilters, n: int) -> list[tuple[float, int, int]]:
+def _newest(cursor, tier: _Tier, filters: Filters, n: int) -> list[tuple[float, int, int]]:
     """The n newest of a tier's matches, as (score, rowid, period) with a score that falls
     down the list."""
     newest = []
@@ -272,7 +226,7 @@ def _tier_score(tier: int, bm25_score: float) -> float:
     return 4 - tier - 1 / (1 + max(bm25_score, 0.0))
 
 
-def search_keyword(*, q: str, filters: SearchFilters, limit: int, offset: int) -> tuple[list[SearchHit], int]:
+def search_keyword(*, q: str, filters: Filters, limit: int, offset: int) -> tuple[list[SearchHit], int]:
     """Frames whose text or metadata match every word of q: exact word matches first, then
     matches through a compound token's parts, both ranked by bm25 (see _ranked for the cap);
     then, when those are few, through the last word as a prefix, then through words inside
@@ -299,9 +253,9 @@ def search_keyword(*, q: str, filters: SearchFilters, limit: int, offset: int) -
     return _hits([(frame_ids[(period, rowid)], score) for period, rowid, score in page]), total
 
 
-def search_browse(*, filters: SearchFilters, limit: int, offset: int) -> tuple[list[SearchHit], int]:
+def search_browse(*, filters: Filters, limit: int, offset: int) -> tuple[list[SearchHit], int]:
     """Frames in the range, newest first (an empty query)."""
-    where, params, needs_text = _filter_sql(filters)
+    where, params, needs_text = filters.sql()
     base = "FROM frames_frame f" + (_TEXT_JOIN if needs_text else "") + " WHERE " + " AND ".join(where)
     rows, total = _page("SELECT f.id", base, params, "f.timestamp DESC, f.id DESC", limit, offset)
     return _hits([(row[0], None) for row in rows]), total

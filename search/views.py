@@ -13,6 +13,7 @@ from frames.views import bad_request
 from myrecall.errors import ApplicationError
 from myrecall.timezones import local_time, request_timezone
 from search import selectors
+from search.filters import filters_parse
 from search.snippets import snippet_html
 
 PAGE_SIZE = 20
@@ -63,10 +64,10 @@ def search_page(request: HttpRequest):
     if end < start:
         return bad_request(request, "The end of the range is before its start.")
     end_chosen = bool(request.GET.get("end_time") or request.GET.get("end"))
-    filters = selectors.SearchFilters(start_time=start, end_time=end, app_name=app or None)
     message = ""
     hits, total = [], 0
     try:
+        filters = filters_parse(start_time=start, end_time=end, app_name=app)
         if q:
             hits, total = selectors.search_keyword(q=q, filters=filters, limit=PAGE_SIZE, offset=(page - 1) * PAGE_SIZE)
         else:

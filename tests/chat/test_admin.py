@@ -101,14 +101,14 @@ def test_admin_shows_a_real_answer_with_what_it_dropped_and_why(admin_client, fa
     from datetime import timedelta
 
     from chat.services import ChatQuery, chat_answer
-    from search.selectors import SearchFilters
+    from search.filters import Filters
 
     kept = frame_make("Budget 2027 draft", at=AT.timestamp(), app_name="Sheets")
     fake_llm.answer = f"You edited the budget [15:05](myrecall://frame/{kept}) and [15:06](myrecall://frame/{MISSING_FRAME_ID})."
     payload = chat_answer(
         query=ChatQuery(
             message="what did I do",
-            filters=SearchFilters(start_time=AT.timestamp(), end_time=(AT + timedelta(hours=1)).timestamp()),
+            filters=Filters(start_time=AT.timestamp(), end_time=(AT + timedelta(hours=1)).timestamp()),
             zone=ZoneInfo("Europe/Berlin"),
         )
     )

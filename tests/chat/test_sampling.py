@@ -12,7 +12,8 @@ from chat.sampling import (
     frames_sample_retrieve,
     ocr_truncate,
 )
-from search.selectors import SearchFilters, search_browse
+from search.filters import Filters
+from search.selectors import search_browse
 
 T0 = datetime(2026, 11, 22, 9, 0, tzinfo=dt_timezone.utc)
 
@@ -122,7 +123,7 @@ def test_retrieval_sees_every_frame_of_the_range_not_only_the_newest_page(frame_
     # 150 frames in 10 minutes: more than browse's 100-row page, so both ends matter.
     made = [frame_make(f"line {s}", at=T0.timestamp() + s * 4) for s in range(150)]
     start = T0.timestamp()
-    picked = frames_sample_retrieve(filters=SearchFilters(start_time=start, end_time=start + 600))
+    picked = frames_sample_retrieve(filters=Filters(start_time=start, end_time=start + 600))
     # Two 300 s buckets: [0, 300) holds frames 0..74 (at 0..296 s), [300, 600) frames 75..149.
     assert [frame.frame_id for frame in picked] == [made[0], made[74], made[75], made[149]]
     assert picked[0].ocr_snippet == "line 0" and picked[-1].app_name == "Editor"
@@ -134,7 +135,7 @@ def test_retrieval_applies_the_search_filters_like_browse_and_truncates_ocr(fram
     frame_make("other window", at=T0.timestamp() + 30, window_name="todo.txt")
     at_end = frame_make("at the end", at=T0.timestamp() + 600)
     start = T0.timestamp()
-    filters = SearchFilters(start_time=start, end_time=start + 600, app_name="editor", window_name="notes")
+    filters = Filters(start_time=start, end_time=start + 600, app_name="editor", window_name="notes")
     picked = frames_sample_retrieve(filters=filters)
     browsed, _ = search_browse(filters=filters, limit=100, offset=0)
     # Browse includes its end instant; a summary's range [start, end) does not.
@@ -146,7 +147,7 @@ def test_retrieval_applies_the_search_filters_like_browse_and_truncates_ocr(fram
 def test_retrieval_of_an_empty_range_is_empty(frame_make):
     frame_make("later", at=T0.timestamp() + 5000)
     start = T0.timestamp()
-    assert frames_sample_retrieve(filters=SearchFilters(start_time=start, end_time=start + 600)) == []
+    assert frames_sample_retrieve(filters=Filters(start_time=start, end_time=start + 600)) == []
 
 
 @pytest.mark.parametrize(

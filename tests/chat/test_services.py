@@ -13,7 +13,7 @@ from chat.models import ChatMessage, ChatRole, ChatStatus, Citation, DroppedReas
 from chat.services import ChatQuery, chat_answer, citations_validate, context_pack, system_prompt_build
 from chat.sampling import sample_retrieve
 from frames.models import Frame
-from search.selectors import SearchFilters
+from search.filters import Filters
 
 pytestmark = pytest.mark.django_db
 
@@ -43,7 +43,7 @@ APPS = [
 def query(start: datetime, end: datetime, message="Summarise what I did", **filters) -> ChatQuery:
     return ChatQuery(
         message=message,
-        filters=SearchFilters(start_time=start.timestamp(), end_time=end.timestamp(), **filters),
+        filters=Filters(start_time=start.timestamp(), end_time=end.timestamp(), **filters),
         zone=BERLIN,
     )
 
@@ -116,7 +116,7 @@ def test_a_follow_up_continues_the_session(day):
     first = chat_answer(query=query(T0, T0 + timedelta(hours=1)))
     follow = ChatQuery(
         message="And the next hour?",
-        filters=SearchFilters(start_time=(T0 + timedelta(hours=1)).timestamp(), end_time=(T0 + timedelta(hours=2)).timestamp()),
+        filters=Filters(start_time=(T0 + timedelta(hours=1)).timestamp(), end_time=(T0 + timedelta(hours=2)).timestamp()),
         zone=BERLIN,
         session_id=first["session_id"],
     )
@@ -217,7 +217,7 @@ def test_validation_reads_viewer_and_api_links_as_citations_too(day):
 
 
 def test_context_and_prompt_carry_the_frames_times_and_rules(day):
-    sample = sample_retrieve(filters=SearchFilters(start_time=T0.timestamp(), end_time=(T0 + timedelta(minutes=3)).timestamp()))
+    sample = sample_retrieve(filters=Filters(start_time=T0.timestamp(), end_time=(T0 + timedelta(minutes=3)).timestamp()))
     packed = context_pack(frames=sample.frames, zone=BERLIN, frames_in_range=sample.frames_in_range)
     assert packed.splitlines()[0] == "All 3 frames captured in the range, oldest first."
     assert f"frame {day[0]} | 14:00:00 | app: Code | window: report.py — analytics | focused" in packed

@@ -15,7 +15,7 @@ from bench.demo import ocr_wait
 from chat.models import ChatMessage, ChatSession, ChatStatus
 from chat.services import ChatQuery, chat_answer
 from frames.models import OcrResult
-from search.selectors import SearchFilters
+from search.filters import Filters
 from tests.pages.test_browser import chromium, frame_post, page, server  # noqa: F401 (fixtures)
 from tests.pages.test_views import browser, frame_add, parse, select, user, zone_set  # noqa: F401 (fixtures)
 
@@ -25,7 +25,7 @@ T0 = datetime(2024, 5, 6, 14, 0, tzinfo=SHANGHAI).timestamp()
 
 
 def ask(question: str, start: float, end: float, session_id: int | None = None) -> dict:
-    filters = SearchFilters(start_time=start, end_time=end)
+    filters = Filters(start_time=start, end_time=end)
     return chat_answer(query=ChatQuery(message=question, filters=filters, zone=SHANGHAI, session_id=session_id))
 
 

@@ -3,7 +3,8 @@ tokens, the last word typed in part; exact matches first, and exact ranking of e
 
 import pytest
 
-from search.selectors import SearchFilters, search_keyword
+from search.filters import Filters
+from search.selectors import search_keyword
 
 pytestmark = pytest.mark.django_db
 
@@ -12,7 +13,7 @@ T0 = 1_760_000_000.0
 
 def keyword(q: str, *, limit: int = 20, offset: int = 0) -> tuple[list[int], int, list[float]]:
     hits, total = search_keyword(
-        q=q, filters=SearchFilters(start_time=T0 - 3600, end_time=T0 + 86400), limit=limit, offset=offset
+        q=q, filters=Filters(start_time=T0 - 3600, end_time=T0 + 86400), limit=limit, offset=offset
     )
     return [hit.frame_id for hit in hits], total, [hit.score for hit in hits]
 

@@ -22,7 +22,8 @@ from search.fts import (
     table_create,
     vocab_containing,
 )
-from search.selectors import SearchFilters, search_keyword
+from search.filters import Filters
+from search.selectors import search_keyword
 from search.services import fts_rebuild_batch, fts_rebuild_begin, fts_rebuild_finish
 
 pytestmark = pytest.mark.django_db
@@ -32,7 +33,7 @@ PERIOD = partition_of(rowid_for(T0, 0))
 
 
 def found(q: str) -> list[int]:
-    hits, _ = search_keyword(q=q, filters=SearchFilters(start_time=T0 - 86400, end_time=T0 + 86400), limit=50, offset=0)
+    hits, _ = search_keyword(q=q, filters=Filters(start_time=T0 - 86400, end_time=T0 + 86400), limit=50, offset=0)
     return [hit.frame_id for hit in hits]
 
 

@@ -4,7 +4,8 @@ import pytest
 from django.db import connection
 
 from search.fts import PARTITION_MS, partitions_all
-from search.selectors import SearchFilters, search_keyword
+from search.filters import Filters
+from search.selectors import search_keyword
 
 pytestmark = pytest.mark.django_db
 
@@ -14,7 +15,7 @@ EDGE = (1_750_000_000 // WEEK + 1) * WEEK  # the first moment of a partition
 
 def keyword(q: str, start: float, end: float, *, limit=20, offset=0, **filters) -> tuple[list[int], int, list]:
     hits, total = search_keyword(
-        q=q, filters=SearchFilters(start_time=start, end_time=end, **filters), limit=limit, offset=offset
+        q=q, filters=Filters(start_time=start, end_time=end, **filters), limit=limit, offset=offset
     )
     return [hit.frame_id for hit in hits], total, [hit.score for hit in hits]
 

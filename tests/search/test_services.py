@@ -5,7 +5,8 @@ from django.db import connection
 
 from frames.models import Frame, OcrResult
 from search.fts import PARTITION_MS, partition_of, partition_table, rowid_for
-from search.selectors import SearchFilters, search_keyword
+from search.filters import Filters
+from search.selectors import search_keyword
 from search.services import frame_index, frame_unindex
 
 pytestmark = pytest.mark.django_db
@@ -24,7 +25,7 @@ def rows_by_partition() -> dict[int, int]:
 
 
 def found(q: str) -> list[int]:
-    hits, _ = search_keyword(q=q, filters=SearchFilters(start_time=EDGE - WEEK, end_time=EDGE + WEEK), limit=20, offset=0)
+    hits, _ = search_keyword(q=q, filters=Filters(start_time=EDGE - WEEK, end_time=EDGE + WEEK), limit=20, offset=0)
     return [hit.frame_id for hit in hits]
 
 

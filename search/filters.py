@@ -1,0 +1,227 @@
+"""One meaning for every filter: the time range, app, window, URL, focus and text length a search,
+a browse, a page or a chat is narrowed by. `Filters` turns them into the SQL of the keyword
+index, the ORM query of the chat's sampling and the `where` of a vector query, and
+`filters_parse` reads them from a request in one place.
+
+The range includes both ends, as screenpipe's does; a chat's range excludes its end
+(end_inclusive=False), so that back-to-back summaries never share a frame.
+An app matches by its exact name in any letter case (any of `apps`, when several are given);
+window and URL match as substrings in any letter case; text length counts the characters of
+the frame's OCR text."""
+
+import math
+import time
+from dataclasses import dataclass, field
+from datetime import datetime
+from datetime import timezone as dt_timezone
+
+from django.db import connection
+from django.db.models import Q, QuerySet, Value
+from django.db.models.functions import Coalesce, Length
+
+from myrecall.errors import ApplicationError
+
+
+def _like(value: str) -> str:
+    return "%" + value.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+
+
+def _fold(name: str) -> str:
+    """ASCII letters lower-cased, like SQLite's NOCASE and the vector index's `app` key."""
+    return name.translate(_ASCII_LOWER)
+
+
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+def app_key(name: str) -> str:
+    """How an app name is stored in the vector index, so `where` matches it in any letter case."""
+    return _fold(name)
+
+
+def _utc(epoch: float) -> datetime:
+    return datetime.fromtimestamp(epoch, tz=dt_timezone.utc)
+
+
+@dataclass(frozen=True)
+class Filters:
+    start_time: float
+    end_time: float
+    app_name: str | None = None
+    window_name: str | None = None
+    browser_url: str | None = None
+    focused: bool | None = None
+    min_length: int | None = None
+    max_length: int | None = None
+    # Any of these apps (the screenpipe adapter resolves "Chrome" to "Google Chrome" here); with
+    # app_name, a frame must match both.
+    apps: tuple[str, ...] | None = field(default=None)
+    end_inclusive: bool = True
+
+    @property
+    def start(self) -> datetime:
+        return _utc(self.start_time)
+
+    @property
+    def end(self) -> datetime:
+        return _utc(self.end_time)
+
+    @property
+    def start_ms(self) -> int:
+        """The range in the whole milliseconds the vector index stores (ts), rounded so that no
+        frame of the range is left out; search.vectors checks the exact timestamps after."""
+        return math.floor(self.start_time * 1000)
+
+    @property
+    def end_ms(self) -> int:
+        return math.ceil(self.end_time * 1000)
+
+    def app_names(self) -> list[str] | None:
+        """The app names a frame may have, None for any; empty for none at all. Letter case is
+        folded the way SQLite's NOCASE does (ASCII): "code" and "Code" are one app."""
+        names = None if self.apps is None else {_fold(app): app for app in self.apps}
+        if self.app_name:
+            names = {_fold(self.app_name): self.app_name} if names is None else {
+                key: app for key, app in names.items() if key == _fold(self.app_name)
+            }
+        return None if names is None else [names[key] for key in sorted(names)]
+
+    def narrowed(self) -> bool:
+        """Whether anything beyond the time range narrows the frames."""
+        return self.app_names() is not None or any(
+            value is not None
+            for value in (self.window_name or None, self.browser_url or None, self.focused, self.min_length, self.max_length)
+        )
+
+    def with_range(self, start_time: float, end_time: float) -> "Filters":
+        return Filters(**{**self.__dict__, "start_time": start_time, "end_time": end_time})
+
+    def sql(self, frame: str = "f", text: str = "o") -> tuple[list[str], list, bool]:
+        """WHERE clauses on frames_frame `frame` (and frames_ocrresult `text`), their params, and
+        whether the text table is needed. The first two clauses are the time range."""
+        adapt = connection.ops.adapt_datetimefield_value
+        where = [f"{frame}.timestamp >= %s", f"{frame}.timestamp {'<=' if self.end_inclusive else '<'} %s"]
+        params: list = [adapt(self.start), adapt(self.end)]
+        names = self.app_names()
+        if names is not None:
+            if names:
+                where.append(f"{frame}.app_name COLLATE NOCASE IN ({', '.join(['%s'] * len(names))})")
+                params += names
+            else:
+                where.append("0")
+        if self.window_name:
+            where.append(f"{frame}.window_name LIKE %s ESCAPE '\\'")
+            params.append(_like(self.window_name))
+        if self.browser_url:
+            where.append(f"{frame}.browser_url LIKE %s ESCAPE '\\'")
+            params.append(_like(self.browser_url))
+        if self.focused is not None:
+            where.append(f"{frame}.focused = %s")
+            params.append(self.focused)
+        needs_text = False
+        if self.min_length is not None:
+            where.append(f"length(coalesce({text}.text, '')) >= %s")
+            params.append(self.min_length)
+            needs_text = True
+        if self.max_length is not None:
+            where.append(f"length(coalesce({text}.text, '')) <= %s")
+            params.append(self.max_length)
+            needs_text = True
+        return where, params, needs_text
+
+    def frames(self, frames: QuerySet) -> QuerySet:
+        """The ORM query: `frames` (a Frame queryset) narrowed by every filter."""
+        query = Q(timestamp__gte=self.start) & (
+            Q(timestamp__lte=self.end) if self.end_inclusive else Q(timestamp__lt=self.end)
+        )
+        names = self.app_names()
+        if names is not None:
+            any_app = Q(pk__in=[])
+            for name in names:
+                any_app |= Q(app_name__iexact=name)
+            query &= any_app
+        if self.window_name:
+            query &= Q(window_name__icontains=self.window_name)
+        if self.browser_url:
+            query &= Q(browser_url__icontains=self.browser_url)
+        if self.focused is not None:
+            query &= Q(focused=self.focused)
+        if self.min_length is not None or self.max_length is not None:
+            frames = frames.annotate(text_length=Length(Coalesce("ocr__text", Value(""))))
+            if self.min_length is not None:
+                query &= Q(text_length__gte=self.min_length)
+            if self.max_length is not None:
+                query &= Q(text_length__lte=self.max_length)
+        return frames.filter(query)
+
+    def vector_where(self, *, with_time: bool = True) -> dict | None:
+        """The `where` of a vector query over chunks stored with search.vectors' metadata (ts in
+        epoch milliseconds, app as app_key(), focused as 1/0/-1, chars of the frame's text).
+        Window and URL substrings have no operator there: a vector search keeps only the
+        frames `sql()` also admits."""
+        clauses: list[dict] = []
+        if with_time:
+            clauses += [{"ts": {"$gte": self.start_ms}}, {"ts": {"$lte" if self.end_inclusive else "$lt": self.end_ms}}]
+        names = self.app_names()
+        if names is not None:
+            keys = [app_key(name) for name in names]
+            clauses.append({"app": keys[0]} if len(keys) == 1 else {"app": {"$in": keys or [""]}})
+        if self.focused is not None:
+            clauses.append({"focused": 1 if self.focused else 0})
+        if self.min_length is not None:
+            clauses.append({"chars": {"$gte": self.min_length}})
+        if self.max_length is not None:
+            clauses.append({"chars": {"$lte": self.max_length}})
+        if not clauses:
+            return None
+        return clauses[0] if len(clauses) == 1 else {"$and": clauses}
+
+
+def _epoch(name: str, value: float) -> float:
+    if value is None or not math.isfinite(value) or value < 0:
+        raise ApplicationError(f"{name} must be epoch seconds.", extra={"field": name})
+    try:
+        _utc(value)
+    except (OverflowError, OSError, ValueError):
+        raise ApplicationError(f"{name} is out of range.", extra={"field": name}) from None
+    return value
+
+
+def filters_parse(
+    *,
+    start_time: float,
+    end_time: float | None = None,
+    app_name: str | None = None,
+    window_name: str | None = None,
+    browser_url: str | None = None,
+    focused: bool | None = None,
+    min_length: int | None = None,
+    max_length: int | None = None,
+    apps: list[str] | tuple[str, ...] | None = None,
+    allow_empty: bool = True,
+    end_inclusive: bool = True,
+) -> Filters:
+    """Filters from a request's values: epoch seconds, end_time now by default; blank names mean
+    no filter. Raises ApplicationError (400, one error shape) when the range is not one."""
+    start = _epoch("start_time", start_time)
+    end = _epoch("end_time", end_time if end_time is not None else time.time())
+    if end < start or (end == start and not allow_empty):
+        raise ApplicationError(
+            "end_time must be after start_time." if not allow_empty else "end_time is before start_time.",
+            extra={"start_time": start, "end_time": end},
+        )
+    for name, value in (("min_length", min_length), ("max_length", max_length)):
+        if value is not None and value < 0:
+            raise ApplicationError(f"{name} must be 0 or more.", extra={"field": name})
+    return Filters(
+        start_time=start,
+        end_time=end,
+        app_name=(app_name or "").strip() or None,
+        window_name=(window_name or "").strip() or None,
+        browser_url=(browser_url or "").strip() or None,
+        focused=focused,
+        min_length=min_length,
+        max_length=max_length,
+        apps=tuple(apps) if apps is not None else None,
+        end_inclusive=end_inclusive,
+    )
