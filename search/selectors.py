@@ -1,6 +1,6 @@
 """Reads: keyword search over the FTS index, and browsing frames newest first."""
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from datetime import timezone as dt_timezone
 
@@ -35,6 +35,17 @@ class SearchHit:
     browser_url: str
     focused: bool | None
     score: float | None
+    # Which sides found it: "keyword" (its words), "semantic" (similar meaning); empty when browsing.
+    matched: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    hits: list[SearchHit]
+    total: int
+    mode: str  # the mode that ran: keyword, semantic, hybrid, or browse (an empty query)
+    # Why the meaning side was left out, when it failed (fail-open: the keyword side answered).
+    degraded: str | None = None
 
 
 _TEXT_JOIN = " LEFT JOIN frames_ocrresult o ON o.frame_id = f.id"
@@ -251,6 +262,23 @@ def search_keyword(*, q: str, filters: Filters, limit: int, offset: int) -> tupl
             skip = max(0, skip - len(ranked))
         frame_ids = _frame_ids(cursor, [(period, rowid) for period, rowid, _ in page], partitions)
     return _hits([(frame_ids[(period, rowid)], score) for period, rowid, score in page]), total
+
+
+MODES = ("hybrid", "keyword", "semantic")
+
+
+def search_run(*, q: str, filters: Filters, mode: str | None = None, limit: int, offset: int) -> SearchResult:
+    """The one search: browse the range newest first when q is empty; else keyword, semantic or
+    hybrid (settings.SEARCH_MODE by default). Semantic and hybrid are fail-open: when the
+    embedder or the vector index fails, the keyword side answers and `degraded` says why."""
+    if not q.strip():
+        hits, total = search_browse(filters=filters, limit=limit, offset=offset)
+        return SearchResult(hits=hits, total=total, mode="browse")
+    mode = mode or settings.SEARCH_MODE
+    hits, total = search_keyword(q=q, filters=filters, limit=limit, offset=offset)
+    hits = [replace(hit, matched=("keyword",)) for hit in hits]
+    degraded = None if mode == "keyword" else "semantic search is not built yet"
+    return SearchResult(hits=hits, total=total, mode=mode, degraded=degraded)
 
 
 def search_browse(*, filters: Filters, limit: int, offset: int) -> tuple[list[SearchHit], int]:
