@@ -12,6 +12,10 @@ from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E40
 from django.urls import path  # noqa: E402
 
 from frames.consumers import FramesLiveConsumer  # noqa: E402
+from myrecall.worker_hooks import web_startup_hooks  # noqa: E402
+
+for hook in web_startup_hooks:
+    hook()
 
 websocket_urlpatterns = [path("ws/frames/", FramesLiveConsumer.as_asgi())]
 

@@ -39,6 +39,7 @@ env = environ.Env(
     EMBEDDINGS_MAX_TOKENS=(int, 0),
     CHROMA_URL=(str, ""),
     MYRECALL_SEARCH_MODE=(str, "hybrid"),
+    MYRECALL_SEMANTIC_MIN_SIMILARITY=(float, 0.2),
     LLM_BASE_URL=(str, ""),
     LLM_API_KEY=(str, ""),
     LLM_MODEL=(str, ""),
@@ -142,7 +143,7 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
-TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": ["default", "ocr"]}}
+TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": ["default", "ocr", "embed"]}}
 
 # In-memory inside one web process; Redis when several processes must share live events.
 REDIS_URL = env.str("REDIS_URL", default="")
@@ -219,6 +220,9 @@ EMBEDDINGS_MAX_TOKENS = env("EMBEDDINGS_MAX_TOKENS")
 CHROMA_URL = env("CHROMA_URL")
 # What /api/v1/search does when no mode is given: hybrid, keyword or semantic.
 SEARCH_MODE = env("MYRECALL_SEARCH_MODE")
+# A frame is a semantic match when its text is at least this similar to the query (cosine, -1 to 1):
+# below it, the nearest frames of a range are only the least unrelated ones.
+SEMANTIC_MAX_DISTANCE = 1 - env("MYRECALL_SEMANTIC_MIN_SIMILARITY")
 
 # Chat LLM: any OpenAI-compatible endpoint; an empty base URL means none is configured.
 LLM_BASE_URL = env("LLM_BASE_URL")

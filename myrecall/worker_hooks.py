@@ -13,6 +13,8 @@ StartupHook = Callable[[], str | None]
 AbandonedHook = Callable[..., None]
 
 startup_hooks: list[StartupHook] = []
+# Run once in each web server process as it starts (in the background: they must not delay it).
+web_startup_hooks: list[Callable[[], None]] = []
 abandoned_hooks: dict[str, AbandonedHook] = {}
 
 
@@ -26,3 +28,10 @@ def task_abandoned_register(task: Task, hook: AbandonedHook) -> None:
     """hook(*task_args, attempts=N, **task_kwargs) runs once, when the task is given up after its
     workers died N times while running it, so the object it works on does not stay pending forever."""
     abandoned_hooks[task.module_path] = hook
+
+
+def web_startup_register(hook: Callable[[], None]) -> None:
+    """hook() runs once when a web server process starts, e.g. to load a model in the background
+    so that the first request does not wait for it."""
+    if hook not in web_startup_hooks:
+        web_startup_hooks.append(hook)

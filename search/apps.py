@@ -6,9 +6,15 @@ class SearchConfig(AppConfig):
 
     def ready(self):
         from frames.signals import frame_text_ready
-        from myrecall.worker_hooks import worker_startup_register
+        from myrecall.worker_hooks import task_abandoned_register, web_startup_register, worker_startup_register
+        from search import tasks
+        from search.embeddings import embedder_load_async
         from search.selectors import index_layout_note
         from search.services import frame_index_on_text_ready
 
         frame_text_ready.connect(frame_index_on_text_ready, dispatch_uid="search.frame_index")
         worker_startup_register(index_layout_note)
+        worker_startup_register(tasks.embedder_ready_line)
+        worker_startup_register(tasks.vectors_lost_requeue)
+        task_abandoned_register(tasks.vectors_embed, tasks.vectors_embed_abandoned)
+        web_startup_register(embedder_load_async)

@@ -170,8 +170,9 @@ def text_chunks(text: str) -> list[str]:
             separator = "\n" if i == 0 else " "
             if (tokens := count(word)) <= budget:
                 units.append((separator, word, tokens))
-            else:
-                units.extend((separator, piece, count(piece)) for piece in _split_word(word, budget, count))
+            else:  # the pieces of one word join without a space, should two ever share a chunk
+                pieces = list(_split_word(word, budget, count))
+                units.extend((separator if j == 0 else "", piece, count(piece)) for j, piece in enumerate(pieces))
     chunks: list[str] = []
     current, used = "", 0
     for separator, unit, tokens in units:
@@ -344,6 +345,7 @@ def _unit(vector: list[float], base_url: str) -> tuple[float, ...]:
 
 
 def _error_text(exc: openai.APIStatusError) -> str:
-    error = exc.body.get("error") if isinstance(exc.body, dict) else None
+    # The SDK unwraps {"error": {...}} into exc.body; other servers send their own shapes.
+    error = exc.body.get("error", exc.body) if isinstance(exc.body, dict) else None
     message = error.get("message") if isinstance(error, dict) else None
     return str(message or exc.response.reason_phrase or exc.message)

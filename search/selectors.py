@@ -1,5 +1,7 @@
 """Reads: keyword search over the FTS index, and browsing frames newest first."""
 
+import math
+import re
 from dataclasses import dataclass, replace
 from datetime import datetime
 from datetime import timezone as dt_timezone
@@ -8,6 +10,7 @@ from django.conf import settings
 from django.db import connection
 
 from frames.models import Frame
+from search.embeddings import EmbeddingError, embed_query, embedder_info, embedder_load_async, embedder_ready
 from search.filters import Filters
 from search.fts import (
     KeywordQuery,
@@ -23,6 +26,7 @@ from search.fts import (
     rowid_range,
     rowid_range_inside,
 )
+from search.vectors import VectorError, VectorHit, day_bounds_ms, day_of, day_query, days_present
 
 
 @dataclass(frozen=True)
@@ -265,6 +269,13 @@ def search_keyword(*, q: str, filters: Filters, limit: int, offset: int) -> tupl
 
 
 MODES = ("hybrid", "keyword", "semantic")
+# Reciprocal rank fusion: a result's hybrid score is the sum over the sides that found it of
+# 1 / (RRF_K + its rank there); 60 is the constant of the method's paper.
+RRF_K = 60
+# A bounded range reads each day's vector collection whole when the filters keep most of it and
+# filters inside the vector query otherwise: by frame id when they keep at most this many frames.
+VECTOR_IDS_MAX = 2000
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uac00-\ud7af]")
 
 
 def search_run(*, q: str, filters: Filters, mode: str | None = None, limit: int, offset: int) -> SearchResult:
@@ -275,10 +286,165 @@ def search_run(*, q: str, filters: Filters, mode: str | None = None, limit: int,
         hits, total = search_browse(filters=filters, limit=limit, offset=offset)
         return SearchResult(hits=hits, total=total, mode="browse")
     mode = mode or settings.SEARCH_MODE
-    hits, total = search_keyword(q=q, filters=filters, limit=limit, offset=offset)
-    hits = [replace(hit, matched=("keyword",)) for hit in hits]
-    degraded = None if mode == "keyword" else "semantic search is not built yet"
-    return SearchResult(hits=hits, total=total, mode=mode, degraded=degraded)
+    if mode == "keyword":
+        hits, total = search_keyword(q=q, filters=filters, limit=limit, offset=offset)
+        return SearchResult(hits=[replace(hit, matched=("keyword",)) for hit in hits], total=total, mode=mode)
+    try:
+        semantic = semantic_ranked(q=q, filters=filters, n=offset + limit if mode == "semantic" else max(offset + limit, 50))
+    except (EmbeddingError, VectorError) as exc:
+        hits, total = search_keyword(q=q, filters=filters, limit=limit, offset=offset)
+        return SearchResult(
+            hits=[replace(hit, matched=("keyword",)) for hit in hits], total=total, mode=mode, degraded=str(exc)
+        )
+    if mode == "semantic":
+        page = semantic[offset : offset + limit]
+        return SearchResult(
+            hits=[replace(hit, matched=("semantic",)) for hit in _hits([(frame_id, round(1 - distance, 4)) for frame_id, distance in page])],
+            total=len(semantic) if len(semantic) < offset + limit else _semantic_total(filters, len(semantic)),
+            mode=mode,
+        )
+    want = max(offset + limit, 50)
+    keyword_hits, keyword_total = search_keyword(q=q, filters=filters, limit=want, offset=0)
+    fused = hybrid_fuse(
+        keyword=[hit.frame_id for hit in keyword_hits],
+        semantic=[frame_id for frame_id, _ in semantic],
+        keyword_first=bool(_CJK.search(q)),
+    )
+    extra = sum(1 for _, sides in fused if sides == ("semantic",))
+    page = fused[offset : offset + limit]
+    scores = dict(page)
+    details = {hit.frame_id: hit for hit in _hits([(frame_id, None) for frame_id, _ in page])}
+    hits = [
+        replace(details[frame_id], score=round(_rrf(frame_id, keyword_hits, semantic), 6), matched=sides)
+        for frame_id, sides in page
+        if frame_id in details
+    ]
+    del scores
+    return SearchResult(hits=hits, total=keyword_total + extra, mode=mode)
+
+
+def _rrf(frame_id: int, keyword_hits: list[SearchHit], semantic: list[tuple[int, float]]) -> float:
+    score = 0.0
+    for rank, hit in enumerate(keyword_hits, 1):
+        if hit.frame_id == frame_id:
+            score += 1 / (RRF_K + rank)
+            break
+    for rank, (other, _) in enumerate(semantic, 1):
+        if other == frame_id:
+            score += 1 / (RRF_K + rank)
+            break
+    return score
+
+
+def hybrid_fuse(*, keyword: list[int], semantic: list[int], keyword_first: bool = False) -> list[tuple[int, tuple[str, ...]]]:
+    """One ranked list of frame ids from the keyword and the semantic rankings, each with the
+    sides that found it. Reciprocal rank fusion; with keyword_first (a query in Chinese, which
+    the packaged English model cannot read), the keyword ranking is kept as it is and what only
+    the meaning side found follows it, so no keyword hit ranks lower than keyword search puts it."""
+    keyword_rank = {frame_id: rank for rank, frame_id in enumerate(keyword, 1)}
+    semantic_rank = {frame_id: rank for rank, frame_id in enumerate(semantic, 1)}
+
+    def sides(frame_id: int) -> tuple[str, ...]:
+        return tuple(side for side, ranks in (("keyword", keyword_rank), ("semantic", semantic_rank)) if frame_id in ranks)
+
+    if keyword_first:
+        rest = [frame_id for frame_id in semantic if frame_id not in keyword_rank]
+        return [(frame_id, sides(frame_id)) for frame_id in [*keyword, *rest]]
+    scores: dict[int, float] = {}
+    for ranks in (keyword_rank, semantic_rank):
+        for frame_id, rank in ranks.items():
+            scores[frame_id] = scores.get(frame_id, 0.0) + 1 / (RRF_K + rank)
+    order = sorted(scores, key=lambda frame_id: (-scores[frame_id], keyword_rank.get(frame_id, 10**9), semantic_rank.get(frame_id, 10**9)))
+    return [(frame_id, sides(frame_id)) for frame_id in order]
+
+
+def _semantic_total(filters: Filters, found: int) -> int:
+    """Every frame of the range that has vectors is a semantic match at some distance; the
+    total is that count (at least what was found)."""
+    where, params, needs_text = filters.sql()
+    base = "FROM frames_frame f JOIN search_framevectors v ON v.frame_id = f.id" + (_TEXT_JOIN if needs_text else "")
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT count(*) {base} WHERE v.chunks > 0 AND " + " AND ".join(where), params)
+        return max(cursor.fetchone()[0], found)
+
+
+def _frames_admitted(cursor, filters: Filters, frame_ids: list[int]) -> set[int]:
+    """Which of these frames the filters admit, exactly (the vector index knows times to the
+    millisecond and nothing of windows and URLs)."""
+    if not frame_ids:
+        return set()
+    where, params, needs_text = filters.sql()
+    cursor.execute(
+        "SELECT f.id FROM frames_frame f" + (_TEXT_JOIN if needs_text else "")
+        + f" WHERE f.id IN ({', '.join(['%s'] * len(frame_ids))}) AND " + " AND ".join(where),
+        [*frame_ids, *params],
+    )
+    return {row[0] for row in cursor.fetchall()}
+
+
+def semantic_ranked(*, q: str, filters: Filters, n: int) -> list[tuple[int, float]]:
+    """The n frames of the range nearest to q in meaning, as (frame_id, cosine distance),
+    nearest first. Raises EmbeddingError or VectorError.
+
+    The index has one collection per UTC day. For each day of the range: when the filters keep
+    every frame of that day it is searched whole; when they keep few frames, the search runs on
+    those frames alone (their ids inside the vector query); else it reads the day's nearest
+    entries over-fetched by the share of frames kept and keeps the admitted ones, and goes back
+    to filtering inside the vector query (Filters.vector_where) when that left too few."""
+    if not embedder_ready():
+        embedder_load_async()
+        raise EmbeddingError("the embedding model is still loading; try again in a few seconds")
+    key = embedder_info().key
+    first_day, last_day = day_of(filters.start_ms), day_of(filters.end_ms)
+    days = [day for day in days_present(embedder_key=key) if first_day <= day <= last_day]
+    if not days:
+        return []
+    embedding = embed_query(q)
+    best: dict[int, float] = {}
+    chunks_wanted = n * 2  # a frame may have several chunks near the query
+    with connection.cursor() as cursor:
+        for day in sorted(days, reverse=True):
+            day_lo, day_hi = day_bounds_ms(day)
+            day_filters = filters.with_range(max(filters.start_time, day_lo / 1000), min(filters.end_time, day_hi / 1000))
+            whole_day = Filters(start_time=day_lo / 1000, end_time=day_hi / 1000, end_inclusive=False)
+            kept = _count(cursor, day_filters)
+            if not kept:
+                continue
+            in_day = _count(cursor, whole_day)
+            hits: list[VectorHit]
+            if kept >= in_day and not filters.narrowed():
+                hits = day_query(embedder_key=key, day=day, embedding=embedding, n=chunks_wanted, where=None)
+            elif kept <= VECTOR_IDS_MAX:
+                ids = _ids(cursor, day_filters)
+                hits = day_query(embedder_key=key, day=day, embedding=embedding, n=chunks_wanted, where={"frame_id": {"$in": ids}})
+            else:
+                fetch = min(max(chunks_wanted, math.ceil(chunks_wanted * in_day / kept * 2)), 4 * chunks_wanted + 1000)
+                hits = day_query(embedder_key=key, day=day, embedding=embedding, n=fetch, where=None)
+                admitted = _frames_admitted(cursor, day_filters, [hit.frame_id for hit in hits])
+                hits = [hit for hit in hits if hit.frame_id in admitted]
+                if len(hits) < n:
+                    hits = day_query(
+                        embedder_key=key, day=day, embedding=embedding, n=chunks_wanted, where=day_filters.vector_where()
+                    )
+            admitted = _frames_admitted(cursor, day_filters, [hit.frame_id for hit in hits])
+            for hit in hits:
+                if hit.frame_id in admitted and hit.distance < best.get(hit.frame_id, 9.0):
+                    best[hit.frame_id] = hit.distance
+    ranked = sorted(best.items(), key=lambda item: (item[1], -item[0]))
+    cutoff = settings.SEMANTIC_MAX_DISTANCE
+    return [(frame_id, distance) for frame_id, distance in ranked if distance <= cutoff][:n]
+
+
+def _count(cursor, filters: Filters) -> int:
+    where, params, needs_text = filters.sql()
+    cursor.execute("SELECT count(*) FROM frames_frame f" + (_TEXT_JOIN if needs_text else "") + " WHERE " + " AND ".join(where), params)
+    return cursor.fetchone()[0]
+
+
+def _ids(cursor, filters: Filters) -> list[int]:
+    where, params, needs_text = filters.sql()
+    cursor.execute("SELECT f.id FROM frames_frame f" + (_TEXT_JOIN if needs_text else "") + " WHERE " + " AND ".join(where), params)
+    return [row[0] for row in cursor.fetchall()]
 
 
 def search_browse(*, filters: Filters, limit: int, offset: int) -> tuple[list[SearchHit], int]:

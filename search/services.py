@@ -1,11 +1,19 @@
-"""Writes to the keyword index."""
+"""Writes to the keyword index and the vector index."""
 
-from datetime import datetime
+import math
+from datetime import datetime, timedelta
 from datetime import timezone as dt_timezone
 
+from django.conf import settings
 from django.db import connection, transaction
+from django.db.models import F
+from django.utils import timezone
 
 from frames.models import Frame, OcrResult, OcrStatus
+from search import vectors as vectors_store
+from search.embeddings import EmbeddingError, embed_texts, embedder_info, text_chunks
+from search.filters import app_key
+from search.models import FrameVectors, VectorStatus
 from search.fts import (
     LAYOUT,
     REGISTRY,
@@ -50,6 +58,7 @@ def frame_unindex(*, frame: Frame) -> None:
 
 def frame_index_on_text_ready(sender, *, frame: Frame, **kwargs) -> None:
     frame_index(frame=frame)
+    frame_vectors_queue(frame=frame)
 
 
 # Frames a rebuild batch reads and writes in one short write transaction: new frames wait at most that long.
@@ -153,3 +162,134 @@ def fts_rebuild_finish(*, period: int) -> None:
     frames left)."""
     with transaction.atomic(), connection.cursor() as cursor:
         partition_swap(cursor, period)
+
+
+# Vector index ---------------------------------------------------------------------------------
+
+# Frames one embedding task reads, embeds in one batch and writes.
+EMBED_BATCH_FRAMES = 64
+
+
+def frame_vectors_queue(*, frame: Frame) -> None:
+    """The frame's text changed: it owes the vector index new entries. Called inside the OCR
+    transaction, so the debt lands with the text; the task is queued once that commits."""
+    FrameVectors.objects.update_or_create(
+        frame=frame, defaults={"status": VectorStatus.PENDING, "attempts": 0, "error": ""}
+    )
+    transaction.on_commit(vectors_embed_enqueue)
+
+
+def vectors_embed_enqueue(*, delay_s: float = 0) -> None:
+    """Queue an embedding task unless one is already waiting (it will take every pending frame)."""
+    from django_tasks_db.models import DBTaskResult
+
+    from search.tasks import vectors_embed
+
+    if DBTaskResult.objects.filter(task_path=vectors_embed.module_path, status="READY").exists():
+        return
+    task = vectors_embed
+    if delay_s and task.get_backend().supports_defer:
+        task = task.using(run_after=timezone.now() + timedelta(seconds=delay_s))
+    task.enqueue()
+
+
+def _embed_text(window_name: str, text: str) -> str:
+    """What a frame means: its window title, then what the screen says."""
+    return "\n".join(part for part in (window_name.strip(), text.strip()) if part)
+
+
+def frames_embed(*, frame_ids: list[int]) -> int:
+    """Embed these frames' text and write it to the vector index, replacing what was there;
+    returns how many frames were written. The texts of the whole batch go to the embedder in
+    one call (it de-duplicates: consecutive screens repeat most lines). Raises EmbeddingError
+    or VectorError; the frames then stay as they were."""
+    frames = list(
+        Frame.objects.filter(id__in=frame_ids).values_list(
+            "id", "timestamp", "app_name", "window_name", "focused", "ocr__text"
+        )
+    )
+    if not frames:
+        return 0
+    key = embedder_info().key
+    pieces: list[list[str]] = [text_chunks(_embed_text(window_name, text or "")) for _, _, _, window_name, _, text in frames]
+    flat = [piece for chunks in pieces for piece in chunks]
+    vectors = embed_texts(flat) if flat else []
+    by_day: dict[int, list[vectors_store.FrameEntry]] = {}
+    at = 0
+    for (frame_id, moment, app_name, _, focused, text), chunks in zip(frames, pieces):
+        ts_ms = math.floor(moment.timestamp() * 1000)
+        entry = vectors_store.FrameEntry(
+            frame_id=frame_id,
+            ts_ms=ts_ms,
+            meta={"app": app_key(app_name), "focused": -1 if focused is None else int(focused), "chars": len(text or "")},
+            embeddings=vectors[at : at + len(chunks)],
+        )
+        at += len(chunks)
+        by_day.setdefault(vectors_store.day_of(ts_ms), []).append(entry)
+    for day, entries in by_day.items():
+        vectors_store.day_write(embedder_key=key, day=day, entries=entries)
+    FrameVectors.objects.filter(frame_id__in=[frame[0] for frame in frames]).update(
+        status=VectorStatus.DONE, embedder=key, attempts=0, error=""
+    )
+    for frame_id, chunks in zip([frame[0] for frame in frames], pieces):
+        FrameVectors.objects.filter(frame_id=frame_id).update(chunks=len(chunks))
+    return len(frames)
+
+
+def vectors_embed_pending(*, limit: int = EMBED_BATCH_FRAMES) -> tuple[int, int]:
+    """One batch of the frames owed to the vector index, oldest first: (written, still pending).
+
+    Each claim counts an attempt, cleared when the batch is written or fails cleanly; a frame
+    whose claims reach TASK_MAX_ATTEMPTS (its workers kept dying on it) fails with the reason,
+    so one text that crashes the embedder cannot stall the others. An embedder or index that
+    fails leaves the frames pending, with the error, for the next task."""
+    with transaction.atomic():
+        claimed = list(
+            FrameVectors.objects.select_for_update()
+            .filter(status=VectorStatus.PENDING)
+            .order_by("frame_id")
+            .values_list("frame_id", "attempts")[:limit]
+        )
+        doomed = [frame_id for frame_id, attempts in claimed if attempts >= settings.TASK_MAX_ATTEMPTS]
+        if doomed:
+            FrameVectors.objects.filter(frame_id__in=doomed).update(
+                status=VectorStatus.FAILED, error=f"the worker stopped while embedding it {settings.TASK_MAX_ATTEMPTS} times"
+            )
+        batch = [frame_id for frame_id, attempts in claimed if attempts < settings.TASK_MAX_ATTEMPTS]
+        FrameVectors.objects.filter(frame_id__in=batch).update(attempts=F("attempts") + 1)
+    if not batch:
+        return 0, 0
+    try:
+        written = frames_embed(frame_ids=batch)
+    except (EmbeddingError, vectors_store.VectorError) as exc:
+        FrameVectors.objects.filter(frame_id__in=batch, status=VectorStatus.PENDING).update(attempts=0, error=str(exc)[:2000])
+        raise
+    # Frames deleted meanwhile have no row left to update; their claims go with them.
+    return written, FrameVectors.objects.filter(status=VectorStatus.PENDING).count()
+
+
+def frames_vectors_requeue() -> int:
+    """Worker start-up: queue an embedding task when frames are owed to the vector index and
+    none is queued (a crash between a commit and its enqueue). Returns the frames owed."""
+    pending = FrameVectors.objects.filter(status=VectorStatus.PENDING).count()
+    if pending:
+        vectors_embed_enqueue()
+    return pending
+
+
+def vectors_rebuild_mark(*, start_time: float | None = None, end_time: float | None = None) -> int:
+    """Mark every frame of the range (whose OCR is over) as owed to the vector index, so a
+    rebuild re-embeds it; frames without a row get one. Returns how many are owed."""
+    frames = Frame.objects.filter(ocr_status__in=[OcrStatus.DONE, OcrStatus.FAILED])
+    if start_time is not None:
+        frames = frames.filter(timestamp__gte=datetime.fromtimestamp(start_time, tz=dt_timezone.utc))
+    if end_time is not None:
+        frames = frames.filter(timestamp__lte=datetime.fromtimestamp(end_time, tz=dt_timezone.utc))
+    ids = list(frames.values_list("id", flat=True))
+    for at in range(0, len(ids), 5000):
+        chunk = ids[at : at + 5000]
+        with transaction.atomic():
+            have = set(FrameVectors.objects.filter(frame_id__in=chunk).values_list("frame_id", flat=True))
+            FrameVectors.objects.bulk_create([FrameVectors(frame_id=frame_id) for frame_id in chunk if frame_id not in have])
+            FrameVectors.objects.filter(frame_id__in=have).update(status=VectorStatus.PENDING, attempts=0, error="")
+    return len(ids)

@@ -76,7 +76,8 @@ class FakeEmbeddings:
                     fake._stopped.wait(fake.hang_s)
                     return
                 if fake.behaviour == ERROR_500:
-                    self._send_json(500, _error_body("The server had an error while processing your request.", "server_error"))
+                    message = "The server had an error while processing your request."
+                    self._send_json(500, _error_body(message, "server_error"))
                     return
                 self._send_json(200, _answer(body, fake.behaviour))
 

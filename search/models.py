@@ -1,0 +1,31 @@
+from django.db import models
+
+from frames.models import Frame
+
+
+class VectorStatus(models.TextChoices):
+    PENDING = "pending"
+    DONE = "done"
+    FAILED = "failed"
+
+
+class FrameVectors(models.Model):
+    """Where a frame stands in the vector index. The index itself lives in Chroma and can be
+    rebuilt from the database; this row says what is owed to it: a frame whose text changed is
+    pending until its chunks are embedded and written."""
+
+    frame = models.OneToOneField(Frame, on_delete=models.CASCADE, primary_key=True, related_name="+")
+    status = models.CharField(max_length=16, choices=VectorStatus.choices, default=VectorStatus.PENDING)
+    embedder = models.CharField(max_length=32, blank=True, default="", help_text="The embedder key it was written with.")
+    chunks = models.PositiveSmallIntegerField(default=0)
+    # Claims by a worker that did not finish (it died): past TASK_MAX_ATTEMPTS the frame fails.
+    attempts = models.PositiveSmallIntegerField(default=0)
+    error = models.TextField(blank=True, default="")
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["status", "frame"])]
+        verbose_name_plural = "frame vectors"
+
+    def __str__(self) -> str:
+        return f"Frame {self.frame_id} vectors {self.status}"

@@ -1,0 +1,45 @@
+import logging
+
+from django_tasks import task
+
+from search.embeddings import EmbeddingError, embedder_warm_up
+from search.services import frames_vectors_requeue, vectors_embed_enqueue, vectors_embed_pending
+from search.vectors import VectorError
+
+logger = logging.getLogger(__name__)
+
+# How long a failing embedder or vector index is left alone before the frames are tried again.
+RETRY_AFTER_S = 30
+
+
+@task(queue_name="embed")
+def vectors_embed() -> int:
+    """Embed a batch of the frames owed to the vector index; queue the next batch while some are
+    left. When the embedder or the index fails, the frames stay owed and are tried again later."""
+    try:
+        written, pending = vectors_embed_pending()
+    except (EmbeddingError, VectorError) as exc:
+        logger.warning("Embedding failed, trying again in %s s: %s", RETRY_AFTER_S, exc)
+        vectors_embed_enqueue(delay_s=RETRY_AFTER_S)
+        return 0
+    if pending:
+        vectors_embed_enqueue()
+    return written
+
+
+def vectors_embed_abandoned(*, attempts: int) -> None:
+    """vectors_embed's abandoned-task hook: its workers died on it; the next task fails the frames
+    that keep killing them (their claims count) and embeds the rest."""
+    vectors_embed_enqueue()
+
+
+def vectors_lost_requeue() -> str | None:
+    """Worker start-up: an embedding task for frames owed to the vector index whose task was lost."""
+    if pending := frames_vectors_requeue():
+        return f"{pending} frame(s) wait for the vector index; embedding them"
+    return None
+
+
+def embedder_ready_line() -> str:
+    """Worker start-up: load the embedding model before the first frame."""
+    return embedder_warm_up()

@@ -1,0 +1,321 @@
+"""The one module that talks to Chroma, the vector index.
+
+Where the index lives, in this order:
+- CHROMA_URL set: a Chroma server the user runs (scale-out).
+- Else the embedded server that `serve` runs on the data dir (`manage.py vector_server`),
+  found through the address file it writes (DATA_DIR/chroma/server.json). Chroma's local
+  client keeps its vector graph in the memory of the process that opened it and never sees
+  what another process writes, so the web server and the worker (two processes) must share
+  one server rather than each open the files.
+- Else (a command or a test run alone) the files in this process, under an exclusive lock so
+  that no second process opens them at the same time.
+
+Layout: one collection per UTC day per embedder ("mr-<embedder key>-<YYYYMMDD>"), so a
+bounded range reads one or two small collections rather than filtering one big one (a 1-day
+filter on a 100k collection cost 270 ms p95 here). Each chunk of a frame's text is one
+entry, id "<frame_id>:<chunk>", with the metadata filters need (see Filters.vector_where):
+frame_id, ts (epoch ms), app (app_key), focused (1/0/-1), chars. No text is stored in Chroma:
+the database is the source of truth and the index can be rebuilt from it.
+
+Telemetry is off; embeddings are always passed in (Chroma's default embedding function
+downloads a model). Every call on a collection holds one lock."""
+
+import fcntl
+import json
+import logging
+import os
+import threading
+import urllib.request
+from dataclasses import dataclass
+from datetime import datetime
+from datetime import timezone as dt_timezone
+from pathlib import Path
+from urllib.parse import urlparse
+
+from django.conf import settings
+
+os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
+
+logger = logging.getLogger(__name__)
+
+DAY_MS = 86_400_000
+_lock = threading.RLock()
+_clients: dict[str, object] = {}
+_lock_files: dict[str, object] = {}
+_lost: set[str] = set()  # local indexes whose files vanished while open: reads fail until a write
+
+
+class VectorError(Exception):
+    """The vector index cannot answer (server down, files gone, in use elsewhere); the message is for the user."""
+
+
+@dataclass(frozen=True)
+class VectorHit:
+    frame_id: int
+    distance: float  # cosine distance of the frame's best chunk: 0 same direction, 2 opposite
+    ts_ms: int
+
+
+def vectors_dir() -> Path:
+    return settings.DATA_DIR / "chroma"
+
+
+def server_file() -> Path:
+    return vectors_dir() / "server.json"
+
+
+def backend_describe() -> str:
+    """Where the index lives, for the status API: "chroma server <url>" or "chroma files <path>"."""
+    url = _server_url()
+    return f"chroma server {url}" if url else f"chroma files {vectors_dir() / 'db'}"
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _server_url() -> str | None:
+    if settings.CHROMA_URL:
+        return settings.CHROMA_URL
+    try:
+        info = json.loads(server_file().read_text())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(info, dict) or not _pid_alive(int(info.get("pid", 0))):
+        return None
+    return info.get("url")
+
+
+def _settings():
+    from chromadb.config import Settings
+
+    return Settings(anonymized_telemetry=False, allow_reset=False)
+
+
+def _client(*, write: bool = False):
+    """The client for where the index lives now (the server's address may change on a restart).
+    When the files of an index this process had open are gone, reads fail (search says so and
+    answers from keyword search) and the next write starts an empty index."""
+    import chromadb
+
+    url = _server_url()
+    if url and not settings.CHROMA_URL and not (vectors_dir() / "db").exists():
+        raise VectorError(f"the vector index files in {vectors_dir() / 'db'} are gone; `manage.py reindex --vectors` rebuilds them")
+    if url:
+        if url not in _clients:
+            parts = urlparse(url)
+            try:
+                _clients[url] = chromadb.HttpClient(
+                    host=parts.hostname or "127.0.0.1",
+                    port=parts.port or (443 if parts.scheme == "https" else 80),
+                    ssl=parts.scheme == "https",
+                    settings=_settings(),
+                )
+            except Exception as exc:
+                raise VectorError(f"the vector server at {url} does not answer ({exc})") from exc
+        return _clients[url]
+    path = vectors_dir() / "db"
+    key = str(path)
+    if key in _clients and not path.exists():
+        _clients.pop(key, None)
+        _forget_local(key)
+        _lost.add(key)
+    if key in _lost:
+        if write:
+            _lost.discard(key)
+        else:
+            raise VectorError(f"the vector index files in {path} are gone; `manage.py reindex --vectors` rebuilds them")
+    if key not in _clients:
+        path.mkdir(mode=0o700, parents=True, exist_ok=True)
+        _lock_take(path.parent)
+        try:
+            _clients[key] = chromadb.PersistentClient(path=key, settings=_settings())
+        except Exception as exc:
+            raise VectorError(f"the vector index in {path} cannot be opened ({exc})") from exc
+    return _clients[key]
+
+
+def _forget_local(key: str) -> None:
+    try:
+        from chromadb.api.client import SharedSystemClient
+
+        SharedSystemClient.clear_system_cache()
+    except Exception:  # an internal of Chroma's; a stale cache only costs a reopen
+        logger.debug("could not clear Chroma's client cache", exc_info=True)
+
+
+def _lock_take(directory: Path) -> None:
+    """Hold DATA_DIR/chroma/.lock for the life of this process: the files are ours alone."""
+    key = str(directory)
+    if key in _lock_files:
+        return
+    handle = open(directory / ".lock", "a+")
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        handle.close()
+        raise VectorError(
+            "the vector index is open in another process; start MyRecall with `manage.py serve` "
+            "(it shares one vector server) or set CHROMA_URL"
+        ) from None
+    _lock_files[key] = handle
+
+
+def vectors_release() -> None:
+    """Close local clients and locks (tests, a data dir that changed)."""
+    with _lock:
+        _clients.clear()
+        _forget_local("")
+        for handle in _lock_files.values():
+            handle.close()
+        _lock_files.clear()
+        _lost.clear()
+
+
+def day_of(ts_ms: int) -> int:
+    """The UTC day number (days since 1970-01-01) of a time in epoch milliseconds."""
+    return ts_ms // DAY_MS
+
+
+def day_bounds_ms(day: int) -> tuple[int, int]:
+    return day * DAY_MS, (day + 1) * DAY_MS
+
+
+def collection_name(embedder_key: str, day: int) -> str:
+    return f"mr-{embedder_key}-{datetime.fromtimestamp(day * 86400, tz=dt_timezone.utc):%Y%m%d}"
+
+
+def _day_from_name(name: str, embedder_key: str) -> int | None:
+    prefix = f"mr-{embedder_key}-"
+    if not name.startswith(prefix):
+        return None
+    try:
+        moment = datetime.strptime(name[len(prefix) :], "%Y%m%d").replace(tzinfo=dt_timezone.utc)
+    except ValueError:
+        return None
+    return int(moment.timestamp()) // 86400
+
+
+def _call(what: str, fn, *, write: bool = False):
+    with _lock:
+        try:
+            return fn(_client(write=write))
+        except VectorError:
+            raise
+        except Exception as exc:
+            raise VectorError(f"the vector index failed to {what}: {type(exc).__name__}: {exc}") from exc
+
+
+def _collection(client, embedder_key: str, day: int, *, create: bool):
+    name = collection_name(embedder_key, day)
+    if create:
+        return client.get_or_create_collection(name, metadata={"hnsw:space": "cosine"}, embedding_function=None)
+    try:
+        return client.get_collection(name, embedding_function=None)
+    except Exception:
+        return None
+
+
+@dataclass(frozen=True)
+class FrameEntry:
+    frame_id: int
+    ts_ms: int
+    meta: dict  # app, focused, chars (see the module docstring)
+    embeddings: list[list[float]]  # one per chunk of its text; none when it has no text
+
+
+def day_write(*, embedder_key: str, day: int, entries: list[FrameEntry]) -> None:
+    """Replace the entries of these frames (all of one UTC day) with their chunk embeddings."""
+
+    def write(client):
+        has_vectors = any(entry.embeddings for entry in entries)
+        collection = _collection(client, embedder_key, day, create=has_vectors)
+        if collection is None:
+            return
+        collection.delete(where={"frame_id": {"$in": [entry.frame_id for entry in entries]}})
+        ids, embeddings, metadatas = [], [], []
+        for entry in entries:
+            for index, embedding in enumerate(entry.embeddings):
+                ids.append(f"{entry.frame_id}:{index}")
+                embeddings.append(embedding)
+                metadatas.append({**entry.meta, "frame_id": entry.frame_id, "ts": entry.ts_ms, "chunk": index})
+        if ids:
+            collection.add(ids=ids, embeddings=embeddings, metadatas=metadatas)
+
+    _call("write", write, write=True)
+
+
+def frames_delete(*, embedder_key: str, day: int, frame_ids: list[int]) -> None:
+    def delete(client):
+        collection = _collection(client, embedder_key, day, create=False)
+        if collection is not None and frame_ids:
+            collection.delete(where={"frame_id": {"$in": frame_ids}})
+
+    _call("delete", delete, write=True)
+
+
+def days_present(*, embedder_key: str) -> list[int]:
+    def days(client):
+        found = []
+        for item in client.list_collections():
+            name = item if isinstance(item, str) else item.name
+            day = _day_from_name(name, embedder_key)
+            if day is not None:
+                found.append(day)
+        return sorted(found)
+
+    return _call("list its collections", days)
+
+
+def day_count(*, embedder_key: str, day: int) -> int:
+    def count(client):
+        collection = _collection(client, embedder_key, day, create=False)
+        return collection.count() if collection is not None else 0
+
+    return _call("count", count)
+
+
+def vectors_count(*, embedder_key: str) -> int:
+    return sum(day_count(embedder_key=embedder_key, day=day) for day in days_present(embedder_key=embedder_key))
+
+
+def day_query(*, embedder_key: str, day: int, embedding: list[float], n: int, where: dict | None) -> list[VectorHit]:
+    """The n nearest chunks of one day's collection (matching `where`), as one hit per frame
+    (its nearest chunk), nearest first."""
+
+    def query(client):
+        collection = _collection(client, embedder_key, day, create=False)
+        if collection is None:
+            return []
+        result = collection.query(query_embeddings=[embedding], n_results=n, where=where, include=["metadatas", "distances"])
+        best: dict[int, VectorHit] = {}
+        for meta, distance in zip(result["metadatas"][0], result["distances"][0]):
+            frame_id = int(meta["frame_id"])
+            if frame_id not in best or distance < best[frame_id].distance:
+                best[frame_id] = VectorHit(frame_id=frame_id, distance=float(distance), ts_ms=int(meta["ts"]))
+        return sorted(best.values(), key=lambda hit: hit.distance)
+
+    return _call("search", query)
+
+
+def vectors_health() -> tuple[bool, str]:
+    """Whether the index answers, and how it is, in words."""
+    url = _server_url()
+    if url:
+        try:
+            with urllib.request.urlopen(f"{url.rstrip('/')}/api/v2/heartbeat", timeout=2) as response:
+                response.read()
+        except OSError as exc:
+            return False, f"the vector server at {url} does not answer ({exc})"
+        return True, "ok"
+    try:
+        _call("open", lambda client: client.heartbeat())
+    except VectorError as exc:
+        return False, str(exc)
+    return True, "ok"
