@@ -1,3 +1,4 @@
+from django.conf import settings
 from django.http import HttpRequest
 from ninja import Query, Router, Schema
 from pydantic import Field
@@ -12,7 +13,6 @@ from search.schemas import SearchOut
 router = Router(tags=["search"])
 
 AUDIO_CONTENT_TYPES = {"audio", "input", "accessibility", "ui", "audio+ocr", "ocr+audio"}
-MODES_NOT_YET = {"semantic", "hybrid"}
 
 
 class SearchParams(Schema):
@@ -24,7 +24,10 @@ class SearchParams(Schema):
     browser_url: str | None = Field(None, description="Substring, case-insensitive.")
     focused: bool | None = None
     content_type: str = "ocr"
-    mode: str | None = Field(None, description="keyword (default for now); semantic and hybrid are not available yet.")
+    mode: str | None = Field(
+        None,
+        description="hybrid (default: keyword and meaning in one ranked list), keyword, or semantic (similar meaning, no shared word needed).",
+    )
     limit: int = Field(20, ge=1, le=100)
     offset: int = Field(0, ge=0)
     min_length: int | None = Field(None, ge=0)
@@ -33,8 +36,11 @@ class SearchParams(Schema):
 
 @router.get("/search", response={200: SearchOut, 400: ErrorOut, 401: ErrorOut})
 def search(request: HttpRequest, params: Query[SearchParams]):
-    """Keyword search over what was on screen (English and Chinese), or, with an empty q,
-    the frames of the range newest first. Times are epoch seconds."""
+    """Search what was on screen: by its words (English and Chinese), by meaning, or both in one
+    ranked list (hybrid, the default); with an empty q, the frames of the range newest first
+    (mode "browse"). Times are epoch seconds. Each result says which side matched it. When the
+    meaning side fails (embedder or vector index down), the keyword side answers and
+    `degraded` says why."""
     content_type = params.content_type.lower()
     if content_type in AUDIO_CONTENT_TYPES:
         raise ApplicationError(
@@ -44,14 +50,10 @@ def search(request: HttpRequest, params: Query[SearchParams]):
         raise ApplicationError(
             f"Unknown content_type {params.content_type!r}; use ocr.", extra={"field": "content_type"}
         )
-    mode = (params.mode or "keyword").lower()
-    if mode in MODES_NOT_YET:
+    mode = (params.mode or settings.SEARCH_MODE).lower()
+    if mode not in selectors.MODES:
         raise ApplicationError(
-            f"mode={mode} is not available yet; use mode=keyword.", extra={"field": "mode", "available": ["keyword"]}
-        )
-    if mode != "keyword":
-        raise ApplicationError(
-            f"Unknown mode {params.mode!r}; use keyword, semantic or hybrid.", extra={"field": "mode"}
+            f"Unknown mode {params.mode!r}; use hybrid, keyword or semantic.", extra={"field": "mode", "available": list(selectors.MODES)}
         )
     filters = filters_parse(
         start_time=params.start_time,
@@ -63,10 +65,7 @@ def search(request: HttpRequest, params: Query[SearchParams]):
         min_length=params.min_length,
         max_length=params.max_length,
     )
-    if params.q.strip():
-        hits, total = selectors.search_keyword(q=params.q, filters=filters, limit=params.limit, offset=params.offset)
-    else:
-        hits, total = selectors.search_browse(filters=filters, limit=params.limit, offset=params.offset)
+    result = selectors.search_run(q=params.q, filters=filters, mode=mode, limit=params.limit, offset=params.offset)
     return {
         "data": [
             {
@@ -81,9 +80,12 @@ def search(request: HttpRequest, params: Query[SearchParams]):
                     "focused": hit.focused,
                     "frame_url": frame_url(hit.frame_id),
                     "score": hit.score,
+                    "matched": list(hit.matched),
                 },
             }
-            for hit in hits
+            for hit in result.hits
         ],
-        "pagination": {"limit": params.limit, "offset": params.offset, "total": total},
+        "pagination": {"limit": params.limit, "offset": params.offset, "total": result.total},
+        "mode": result.mode,
+        "degraded": result.degraded,
     }

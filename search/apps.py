@@ -9,7 +9,9 @@ class SearchConfig(AppConfig):
         from myrecall.worker_hooks import task_abandoned_register, web_startup_register, worker_startup_register
         from search import tasks
         from search.embeddings import embedder_load_async
+        from myrecall.sidecars import Sidecar, sidecar_register
         from search.selectors import index_layout_note
+        from search.vectors import vector_server_answering, vector_server_command
         from search.services import frame_index_on_text_ready
 
         frame_text_ready.connect(frame_index_on_text_ready, dispatch_uid="search.frame_index")
@@ -18,3 +20,6 @@ class SearchConfig(AppConfig):
         worker_startup_register(tasks.vectors_lost_requeue)
         task_abandoned_register(tasks.vectors_embed, tasks.vectors_embed_abandoned)
         web_startup_register(embedder_load_async)
+        sidecar_register(
+            Sidecar(name="vectors", command=vector_server_command, ready=vector_server_answering)
+        )

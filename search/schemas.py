@@ -13,6 +13,7 @@ class OcrContentOut(Schema):
     focused: bool | None
     frame_url: str
     score: float | None
+    matched: list[str]
 
 
 class SearchItemOut(Schema):
@@ -29,3 +30,5 @@ class PaginationOut(Schema):
 class SearchOut(Schema):
     data: list[SearchItemOut]
     pagination: PaginationOut
+    mode: str
+    degraded: str | None

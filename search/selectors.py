@@ -286,15 +286,17 @@ def search_run(*, q: str, filters: Filters, mode: str | None = None, limit: int,
         hits, total = search_browse(filters=filters, limit=limit, offset=offset)
         return SearchResult(hits=hits, total=total, mode="browse")
     mode = mode or settings.SEARCH_MODE
-    if mode == "keyword":
-        hits, total = search_keyword(q=q, filters=filters, limit=limit, offset=offset)
-        return SearchResult(hits=[replace(hit, matched=("keyword",)) for hit in hits], total=total, mode=mode)
-    try:
-        semantic = semantic_ranked(q=q, filters=filters, n=offset + limit if mode == "semantic" else max(offset + limit, 50))
-    except (EmbeddingError, VectorError) as exc:
+    degraded = None
+    if mode != "keyword":
+        try:
+            semantic = semantic_ranked(q=q, filters=filters, n=offset + limit if mode == "semantic" else max(offset + limit, 50))
+        except (EmbeddingError, VectorError) as exc:
+            degraded = str(exc)
+    if mode == "keyword" or degraded or (mode == "hybrid" and not semantic):
+        # The keyword side alone: asked for, the meaning side failed, or it found nothing.
         hits, total = search_keyword(q=q, filters=filters, limit=limit, offset=offset)
         return SearchResult(
-            hits=[replace(hit, matched=("keyword",)) for hit in hits], total=total, mode=mode, degraded=str(exc)
+            hits=[replace(hit, matched=("keyword",)) for hit in hits], total=total, mode=mode, degraded=degraded
         )
     if mode == "semantic":
         page = semantic[offset : offset + limit]

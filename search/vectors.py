@@ -24,6 +24,7 @@ import fcntl
 import json
 import logging
 import os
+import sys
 import threading
 import urllib.request
 from dataclasses import dataclass
@@ -165,6 +166,26 @@ def _lock_take(directory: Path) -> None:
             "(it shares one vector server) or set CHROMA_URL"
         ) from None
     _lock_files[key] = handle
+
+
+def vector_server_lock() -> None:
+    """Take the data dir's vector index for this process (the vector server): raises VectorError
+    when another process has it."""
+    directory = vectors_dir()
+    directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+    _lock_take(directory)
+
+
+def vector_server_command() -> list[str] | None:
+    """How `serve` runs the shared vector server; None when CHROMA_URL names one elsewhere."""
+    if settings.CHROMA_URL:
+        return None
+    return [sys.executable, str(settings.BASE_DIR / "manage.py"), "vector_server"]
+
+
+def vector_server_answering() -> bool:
+    """Whether the shared vector server has announced itself and answers."""
+    return _server_url() is not None and vectors_health()[0]
 
 
 def vectors_release() -> None:

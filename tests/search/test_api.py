@@ -174,8 +174,6 @@ def test_min_and_max_length(api, frame_make):
         ({"start_time": None}, ["start_time"]),
         ({"start_time": "yesterday"}, ["start_time"]),
         ({"start_time": T0, "end_time": T0 - 1}, ["before"]),
-        ({"mode": "semantic"}, ["not available yet"]),
-        ({"mode": "hybrid"}, ["not available yet"]),
         ({"mode": "fuzzy"}, ["mode"]),
         ({"content_type": "audio"}, ["audio"]),
         ({"min_length": -1}, ["min_length"]),

@@ -11,6 +11,7 @@ from django.core.management.base import BaseCommand
 
 from frames.storage import tmp_sweep
 from myrecall.services import ADMIN_PASSWORD_FILE, ADMIN_USERNAME, admin_ensure
+from myrecall.sidecars import Sidecar, sidecars
 
 MAX_RESTARTS = 5
 RESTART_WINDOW_S = 60
@@ -37,11 +38,16 @@ class Command(BaseCommand):
         python = sys.executable
         manage = str(settings.BASE_DIR / "manage.py")
         env = {**os.environ, "MYRECALL_DATA_DIR": str(settings.DATA_DIR)}
-        commands = {
+        commands = {name: cmd for name, sidecar in sidecars.items() if (cmd := sidecar.command())}
+        # Sidecars first (the vector server), so that the web server and the worker find them answering.
+        children = {name: _start(cmd, env) for name, cmd in commands.items()}
+        for name in children:
+            _wait_ready(sidecars[name], children[name], self.stderr)
+        commands |= {
             "web": [python, "-m", "daphne", "-b", host, "-p", str(port), "--proxy-headers", "myrecall.asgi:application"],
             "worker": [python, manage, "worker"],
         }
-        children = {name: _start(cmd, env) for name, cmd in commands.items()}
+        children |= {name: _start(commands[name], env) for name in ("web", "worker")}
         restarts: dict[str, list[float]] = {name: [] for name in commands}
         self.stdout.write(f"MyRecall on http://{host}:{port}/  (data in {settings.DATA_DIR}; Ctrl-C stops)")
         self.stdout.flush()
@@ -74,15 +80,29 @@ class Command(BaseCommand):
         if signals == 1:
             self.stdout.write("Stopping: the worker finishes its task in flight (Ctrl-C again: it goes back to the queue).")
             self.stdout.flush()
-        _terminate(children.values())
+        _terminate(child for name, child in children.items() if name not in sidecars)
         deadline = time.time() + settings.WORKER_STOP_S
-        for child in children.values():
+        # The web server and the worker first, then the sidecars they use.
+        ordered = [name for name in children if name not in sidecars] + [name for name in children if name in sidecars]
+        for name in ordered:
+            child = children[name]
+            if name in sidecars:
+                _terminate([child])
             try:
-                child.wait(timeout=max(deadline - time.time(), 0.1))
+                child.wait(timeout=max(deadline - time.time(), 5.0 if name in sidecars else 0.1))
             except subprocess.TimeoutExpired:
                 child.kill()  # a task it was running is taken again by the next worker's sweep
                 child.wait()
         sys.exit(exit_code)
+
+
+def _wait_ready(sidecar: Sidecar, child: subprocess.Popen, stderr) -> None:
+    deadline = time.time() + sidecar.ready_wait_s
+    while time.time() < deadline and child.poll() is None:
+        if sidecar.ready():
+            return
+        time.sleep(0.2)
+    stderr.write(f"{sidecar.name} is not answering yet; starting without it (searches by meaning wait for it).")
 
 
 def _start(command: list[str], env: dict[str, str]) -> subprocess.Popen:
