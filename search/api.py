@@ -8,7 +8,7 @@ from myrecall.errors import ApplicationError
 from myrecall.schemas import ErrorOut
 from search import selectors
 from search.filters import filters_parse
-from search.schemas import SearchOut
+from search.schemas import SearchOut, StatusOut
 
 router = Router(tags=["search"])
 
@@ -89,3 +89,11 @@ def search(request: HttpRequest, params: Query[SearchParams]):
         "mode": result.mode,
         "degraded": result.degraded,
     }
+
+
+@router.get("/status", response={200: StatusOut, 401: ErrorOut})
+def status(request: HttpRequest):
+    """How far indexing has come: frames by OCR state; keyword index rows; vectors; for each
+    index the oldest frame not yet searchable through it (and how long it has waited); the
+    embedding model, the vector backend and whether it answers."""
+    return selectors.index_status()

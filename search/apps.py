@@ -10,7 +10,7 @@ class SearchConfig(AppConfig):
         from search import tasks
         from search.embeddings import embedder_load_async
         from myrecall.sidecars import Sidecar, sidecar_register
-        from search.selectors import index_layout_note
+        from search.selectors import index_layout_note, vectors_note
         from search.vectors import vector_server_answering, vector_server_command
         from search.services import frame_index_on_text_ready
 
@@ -18,6 +18,7 @@ class SearchConfig(AppConfig):
         worker_startup_register(index_layout_note)
         worker_startup_register(tasks.embedder_ready_line)
         worker_startup_register(tasks.vectors_lost_requeue)
+        worker_startup_register(vectors_note)
         task_abandoned_register(tasks.vectors_embed, tasks.vectors_embed_abandoned)
         web_startup_register(embedder_load_async)
         sidecar_register(

@@ -32,3 +32,43 @@ class SearchOut(Schema):
     pagination: PaginationOut
     mode: str
     degraded: str | None
+
+
+class OldestOut(Schema):
+    frame_id: int
+    timestamp: datetime
+    lag_s: float
+
+
+class KeywordStatusOut(Schema):
+    rows: int
+    partitions: int
+    oldest_unsearchable: OldestOut | None
+
+
+class EmbedderOut(Schema):
+    model: str
+    endpoint: str
+    dimensions: int | None
+    loaded: bool
+
+
+class SemanticStatusOut(Schema):
+    vectors: int | None
+    frames: dict[str, int]
+    oldest_unsearchable: OldestOut | None
+    embedder: EmbedderOut
+    backend: str
+    healthy: bool
+    problem: str | None
+
+
+class FramesStatusOut(Schema):
+    total: int
+    ocr: dict[str, int]
+
+
+class StatusOut(Schema):
+    frames: FramesStatusOut
+    keyword: KeywordStatusOut
+    semantic: SemanticStatusOut

@@ -2,14 +2,16 @@
 
 import math
 import re
+import time
 from dataclasses import dataclass, replace
 from datetime import datetime
 from datetime import timezone as dt_timezone
 
 from django.conf import settings
 from django.db import connection
+from django.db.models import Count
 
-from frames.models import Frame
+from frames.models import Frame, OcrStatus
 from search.embeddings import EmbeddingError, embed_query, embedder_info, embedder_load_async, embedder_ready
 from search.filters import Filters
 from search.fts import (
@@ -26,7 +28,17 @@ from search.fts import (
     rowid_range,
     rowid_range_inside,
 )
-from search.vectors import VectorError, VectorHit, day_bounds_ms, day_of, day_query, days_present
+from search.vectors import (
+    VectorError,
+    VectorHit,
+    backend_describe,
+    day_bounds_ms,
+    day_of,
+    day_query,
+    days_present,
+    vectors_count,
+    vectors_health,
+)
 
 
 @dataclass(frozen=True)
@@ -493,3 +505,71 @@ def index_layout_note() -> str | None:
         f"the keyword index has {len(outdated)} week(s) in an older layout, where words inside compound tokens "
         "are not found: run `manage.py reindex --fts` (searches keep working while it runs)"
     )
+
+
+def _oldest(frames) -> dict | None:
+    first = frames.order_by("timestamp", "id").values("id", "timestamp").first()
+    if first is None:
+        return None
+    return {"frame_id": first["id"], "timestamp": first["timestamp"], "lag_s": round(time.time() - first["timestamp"].timestamp(), 1)}
+
+
+def vectors_unindexed_count() -> int:
+    """Frames whose OCR is over but that the vector index was never asked for (they predate it):
+    `manage.py reindex --vectors` embeds them."""
+    from search.models import FrameVectors
+
+    return (
+        Frame.objects.filter(ocr_status__in=[OcrStatus.DONE, OcrStatus.FAILED])
+        .exclude(id__in=FrameVectors.objects.values("frame_id"))
+        .count()
+    )
+
+
+def vectors_note() -> str | None:
+    """A line for the worker's start when frames predate the vector index."""
+    if missing := vectors_unindexed_count():
+        return f"{missing} frame(s) predate the vector index and are not searchable by meaning: run `manage.py reindex --vectors`"
+    return None
+
+
+def index_status() -> dict:
+    """What is indexed and what is not yet, for GET /api/v1/status and the timeline's lag line:
+    frames by OCR state; keyword index rows and the oldest frame not yet searchable by its words
+    (its OCR is pending: the keyword row is written with the text); vectors and the oldest frame
+    not yet searchable by meaning; the embedder, the vector backend and whether it answers."""
+    from search.models import FrameVectors, VectorStatus
+
+    by_state = dict(Frame.objects.values_list("ocr_status").annotate(n=Count("id")).values_list("ocr_status", "n"))
+    with connection.cursor() as cursor:
+        partitions = partitions_in(cursor, -(2**62), 2**62)
+        rows = 0
+        for partition in partitions:
+            cursor.execute(f"SELECT count(*) FROM {partition.table}_docsize")
+            rows += cursor.fetchone()[0]
+    vector_states = dict(FrameVectors.objects.values_list("status").annotate(n=Count("frame")).values_list("status", "n"))
+    info = embedder_info()
+    healthy, reason = vectors_health()
+    vectors = None
+    if healthy:
+        try:
+            vectors = vectors_count(embedder_key=info.key)
+        except VectorError as exc:
+            healthy, reason = False, str(exc)
+    pending_ocr = Frame.objects.filter(ocr_status=OcrStatus.PENDING)
+    pending_vectors = Frame.objects.filter(
+        id__in=FrameVectors.objects.filter(status=VectorStatus.PENDING).values("frame_id")
+    ) | pending_ocr
+    return {
+        "frames": {"total": sum(by_state.values()), "ocr": {state: by_state.get(state, 0) for state in OcrStatus.values}},
+        "keyword": {"rows": rows, "partitions": len(partitions), "oldest_unsearchable": _oldest(pending_ocr)},
+        "semantic": {
+            "vectors": vectors,
+            "frames": {**{state: vector_states.get(state, 0) for state in VectorStatus.values}, "never": vectors_unindexed_count()},
+            "oldest_unsearchable": _oldest(pending_vectors),
+            "embedder": {"model": info.model, "endpoint": info.endpoint, "dimensions": info.dimensions, "loaded": embedder_ready()},
+            "backend": backend_describe(),
+            "healthy": healthy,
+            "problem": None if healthy else reason,
+        },
+    }

@@ -236,18 +236,21 @@ def frames_embed(*, frame_ids: list[int]) -> int:
     return len(frames)
 
 
-def vectors_embed_pending(*, limit: int = EMBED_BATCH_FRAMES) -> tuple[int, int]:
-    """One batch of the frames owed to the vector index, oldest first: (written, still pending).
+def vectors_embed_pending(*, limit: int | None = None, newest_first: bool = False) -> tuple[int, int]:
+    """One batch of the frames owed to the vector index: (written, still pending). The worker
+    takes the newest first (a new screen becomes searchable at once, even behind a rebuild);
+    a rebuild takes the oldest first, so the two seldom take the same frames.
 
     Each claim counts an attempt, cleared when the batch is written or fails cleanly; a frame
     whose claims reach TASK_MAX_ATTEMPTS (its workers kept dying on it) fails with the reason,
     so one text that crashes the embedder cannot stall the others. An embedder or index that
     fails leaves the frames pending, with the error, for the next task."""
+    limit = limit or EMBED_BATCH_FRAMES
     with transaction.atomic():
         claimed = list(
             FrameVectors.objects.select_for_update()
             .filter(status=VectorStatus.PENDING)
-            .order_by("frame_id")
+            .order_by("-frame_id" if newest_first else "frame_id")
             .values_list("frame_id", "attempts")[:limit]
         )
         doomed = [frame_id for frame_id, attempts in claimed if attempts >= settings.TASK_MAX_ATTEMPTS]

@@ -17,7 +17,7 @@ def vectors_embed() -> int:
     """Embed a batch of the frames owed to the vector index; queue the next batch while some are
     left. When the embedder or the index fails, the frames stay owed and are tried again later."""
     try:
-        written, pending = vectors_embed_pending()
+        written, pending = vectors_embed_pending(newest_first=True)
     except (EmbeddingError, VectorError) as exc:
         logger.warning("Embedding failed, trying again in %s s: %s", RETRY_AFTER_S, exc)
         vectors_embed_enqueue(delay_s=RETRY_AFTER_S)

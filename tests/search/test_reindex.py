@@ -94,7 +94,7 @@ def test_an_interrupted_rebuild_goes_on_where_it_stopped(layout_1_partition):
     fts_rebuild_begin(period=PERIOD)
     fts_rebuild_batch(period=PERIOD, size=1)  # then the command was stopped
     assert fts_rebuild_begin(period=PERIOD) == 2  # resumed, not restarted
-    output = reindex()
+    output = reindex("--fts")
     assert "2 frames" in output
     assert rows_in(partition_table(PERIOD)) == sorted(layout_1_partition)
 
@@ -127,7 +127,7 @@ def test_a_time_range_rebuilds_only_its_weeks(frame_make):
     later = frame_make("budget two", at=T0 + 60 * 86400)
     with connection.cursor() as cursor:
         cursor.execute(f"DELETE FROM {partition_table(PERIOD)}")
-    assert "1 frames in 1 week" in reindex("--start", str(T0 - 3600), "--end", str(T0 + 3600))
+    assert "1 frames in 1 week" in reindex("--fts", "--start", str(T0 - 3600), "--end", str(T0 + 3600))
     assert found("budget") == [first]
     assert later not in found("budget")
 
@@ -147,5 +147,5 @@ def test_the_worker_says_when_weeks_need_a_reindex(layout_1_partition):
     from search.selectors import index_layout_note
 
     assert "1 week(s) in an older layout" in index_layout_note()
-    reindex()
+    reindex("--fts")
     assert index_layout_note() is None

@@ -1,3 +1,4 @@
+import json
 import time
 from datetime import datetime
 
@@ -6,7 +7,22 @@ from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
 from search.selectors import index_periods
-from search.services import fts_rebuild_batch, fts_rebuild_begin, fts_rebuild_finish, fts_vocab_reset
+from django.conf import settings
+
+from search.embeddings import EmbeddingError
+from search.models import FrameVectors, VectorStatus
+from search.services import (
+    fts_rebuild_batch,
+    fts_rebuild_begin,
+    fts_rebuild_finish,
+    fts_vocab_reset,
+    vectors_embed_pending,
+    vectors_rebuild_mark,
+)
+from search.vectors import VectorError
+
+# A vector rebuild under way: its range, so that a run after an interruption goes on rather than starts over.
+REBUILD_FILE = "vector_rebuild.json"
 
 
 def _instant(value: str) -> float:
@@ -24,25 +40,63 @@ def _instant(value: str) -> float:
 
 class Command(BaseCommand):
     help = (
-        "Rebuild the keyword index (FTS) from the database, the source of truth, week by week. Searches "
-        "keep answering from the old index meanwhile and new frames keep being indexed; an interrupted "
-        "run goes on where it stopped when run again."
+        "Rebuild the keyword index (FTS, week by week) and/or the vector index (every frame re-embedded) "
+        "from the database, the source of truth. Searches keep answering meanwhile and new frames keep "
+        "being indexed; an interrupted run goes on where it stopped when run again. Without --fts or "
+        "--vectors, both are rebuilt."
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("--fts", action="store_true", help="Rebuild the keyword index (the default: the only index so far).")
+        parser.add_argument("--fts", action="store_true", help="Rebuild the keyword index.")
+        parser.add_argument("--vectors", action="store_true", help="Rebuild the vector index (searches by meaning).")
         parser.add_argument("--start", help="Only weeks from this time on (epoch seconds or ISO-8601, e.g. 2026-11-01).")
         parser.add_argument("--end", help="Only weeks up to this time (epoch seconds or ISO-8601).")
 
-    def handle(self, *args, fts, start, end, **options):
+    def handle(self, *args, fts, vectors, start, end, **options):
         start_time = _instant(start) if start else None
         end_time = _instant(end) if end else None
         if start_time is not None and end_time is not None and end_time < start_time:
             raise CommandError("--end is before --start.")
         call_command("migrate", interactive=False, verbosity=0)
+        if fts or not vectors:
+            self._fts(start_time, end_time)
+        if vectors or not fts:
+            self._vectors(start_time, end_time)
+
+    def _vectors(self, start_time: float | None, end_time: float | None) -> None:
+        marker = settings.DATA_DIR / REBUILD_FILE
+        wanted = {"start": start_time, "end": end_time}
+        try:
+            under_way = json.loads(marker.read_text())
+        except (OSError, ValueError):
+            under_way = None
+        if under_way == wanted:
+            self.stdout.write("Going on with the vector rebuild that was interrupted.")
+        else:
+            marker.write_text(json.dumps(wanted))
+            vectors_rebuild_mark(start_time=start_time, end_time=end_time)
+        pending = FrameVectors.objects.filter(status=VectorStatus.PENDING).count()
+        began = time.monotonic()
+        done = 0
+        with tqdm(total=pending, desc="Vector index", unit="frame", mininterval=1) as bar:
+            while True:
+                try:
+                    written, left = vectors_embed_pending()
+                except (EmbeddingError, VectorError) as exc:
+                    raise CommandError(f"{exc}\nRun the command again to go on where it stopped.") from None
+                if not written and not left:
+                    break
+                done += written
+                bar.total = max(bar.total, done + left)
+                bar.update(written)
+        marker.unlink(missing_ok=True)
+        elapsed = time.monotonic() - began
+        self.stdout.write(f"Vector index rebuilt: {done} frames embedded in {elapsed:.0f} s ({done / max(elapsed, 1e-9):.1f} frames/s).")
+
+    def _fts(self, start_time: float | None, end_time: float | None) -> None:
         periods = index_periods(start_time=start_time, end_time=end_time)
         if not periods:
-            self.stdout.write("Nothing to index in that range.")
+            self.stdout.write("Keyword index: nothing to index in that range.")
             return
         if start_time is None and end_time is None:
             fts_vocab_reset()  # everything is rebuilt: so is the vocabulary (words inside longer words)

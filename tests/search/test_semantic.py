@@ -1,0 +1,216 @@
+"""Search by meaning and hybrid search, on the real model and a real Chroma in the test's data dir:
+paraphrases found with no shared word, filters inside the vector query, fail-open to keyword
+search, the vector index rebuilt from the database, embedding claims that survive a dying worker."""
+
+import io
+import shutil
+from datetime import datetime
+from datetime import timezone as dt_timezone
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+from django.db import transaction
+
+from frames.models import Frame, OcrResult, OcrStatus
+from frames.signals import frame_text_ready
+from search import selectors, services
+from search.embeddings import EmbeddingError
+from search.filters import Filters
+from search.models import FrameVectors, VectorStatus
+from search.selectors import hybrid_fuse, search_run
+from search.vectors import vectors_dir, vectors_release
+
+T0 = datetime(2026, 11, 20, 22, 0, tzinfo=dt_timezone.utc).timestamp()  # two hours before a UTC midnight
+
+SCREENS = [
+    # (seconds after T0, app, window, text)
+    (0, "Firefox", "Praxis Weber – Rechnungen", "Zahnarztpraxis Dr. Weber\nRechnung #4411 due 30 Nov\nAmount: 240 EUR"),
+    (60, "Preview", "f1040.pdf", "Form 1040: filing deadline April 15\nStandard deduction and itemized deductions"),
+    (120, "Code", "main.py — shop", "def checkout(cart):\n    total = sum(item.price for item in cart)\n    return total"),
+    (180, "Slack", "#general", "Lunch at noon? The new ramen place on 5th street opened today"),
+    (240, "Firefox", "Weather", "Forecast: heavy rain and thunderstorms tomorrow, 12°C, wind from the west"),
+    (300, "WeChat", "项目群", "会议记录：项目进度延迟，预算需要重新评估"),
+    (3 * 3600, "Firefox", "Flights", "Boarding pass: flight LH 1234 Frankfurt to Lisbon, gate B12, seat 14C"),  # the next UTC day
+]
+
+
+def frame_add(offset: float, app: str, window: str, text: str, *, focused: bool | None = True) -> int:
+    """A frame whose OCR is over, announced as the OCR task does: in its transaction."""
+    with transaction.atomic():
+        frame = Frame.objects.create(
+            timestamp=datetime.fromtimestamp(T0 + offset, tz=dt_timezone.utc),
+            app_name=app,
+            window_name=window,
+            focused=focused,
+            image_path=f"x/{offset}.webp",
+            width=10,
+            height=10,
+            image_bytes=1,
+            phash=b"",
+            ocr_status=OcrStatus.DONE,
+        )
+        OcrResult.objects.create(frame=frame, engine="test", text=text, lines=[])
+        frame_text_ready.send(sender=Frame, frame=frame)
+    return frame.id
+
+
+@pytest.fixture
+def vectors(db):
+    yield
+    vectors_release()
+
+
+@pytest.fixture
+def screens(vectors):
+    ids = [frame_add(offset, app, window, text) for offset, app, window, text in SCREENS]
+    while services.vectors_embed_pending()[0]:
+        pass
+    return ids
+
+
+def found(q: str, mode: str = "semantic", **filters) -> list[int]:
+    bounds = {"start_time": T0 - 60, "end_time": T0 + 86400, **filters}
+    result = search_run(q=q, filters=Filters(**bounds), mode=mode, limit=10, offset=0)
+    assert result.degraded is None, result.degraded
+    return [hit.frame_id for hit in result.hits]
+
+
+def test_the_text_of_a_frame_is_owed_to_the_vector_index_until_embedded(vectors):
+    frame_id = frame_add(0, "Code", "x", "hello")
+    assert FrameVectors.objects.get(frame_id=frame_id).status == VectorStatus.PENDING
+    assert services.vectors_embed_pending() == (1, 0)
+    row = FrameVectors.objects.get(frame_id=frame_id)
+    assert (row.status, row.chunks, row.attempts) == (VectorStatus.DONE, 1, 0)
+
+
+def test_meaning_finds_paraphrases_that_share_no_word(screens):
+    assert found("the invoice from the dentist")[0] == screens[0]
+    assert found("did I look at anything about taxes")[0] == screens[1]
+    assert found("python function adding up prices in a shopping cart")[0] == screens[2]
+    assert found("will it be stormy")[0] == screens[4]
+    assert found("airplane trip to Portugal")[0] == screens[6]
+
+
+def test_hybrid_joins_both_sides_and_says_which_matched(screens):
+    result = search_run(q="Rechnung", filters=Filters(start_time=T0 - 60, end_time=T0 + 86400), limit=10, offset=0)
+    assert result.mode == "hybrid" and result.degraded is None
+    assert result.hits[0].frame_id == screens[0] and result.hits[0].matched == ("keyword", "semantic")
+    result = search_run(q="dental bill", filters=Filters(start_time=T0 - 60, end_time=T0 + 86400), limit=10, offset=0)
+    assert result.hits[0].frame_id == screens[0] and result.hits[0].matched == ("semantic",)
+
+
+def test_filters_apply_inside_the_vector_query(screens, monkeypatch):
+    assert screens[0] not in found("dentist invoice", app_name="preview")
+    assert set(found("invoice", app_name="FIREFOX")) <= {screens[0], screens[4], screens[6]}
+    assert screens[0] in found("invoice", app_name="FIREFOX")
+    assert found("invoice", window_name="rechnungen") == [screens[0]]
+    # The range: only the first UTC day, and only the next.
+    assert screens[6] not in found("flight to Lisbon", end_time=T0 + 3600)
+    assert found("flight to Lisbon", start_time=T0 + 3600) == [screens[6]]
+    assert found("invoice", focused=False) == []
+    # Every way a day's collection is read gives the same answer: by ids, over-fetched, or the index's own filter.
+    by_ids = found("weather tomorrow", app_name="firefox", end_time=T0 + 3600)
+    monkeypatch.setattr(selectors, "VECTOR_IDS_MAX", 0)
+    assert found("weather tomorrow", app_name="firefox", end_time=T0 + 3600) == by_ids
+    assert by_ids[0] == screens[4]
+
+
+def test_a_chinese_keyword_hit_is_never_ranked_below_its_keyword_rank(screens):
+    filters = Filters(start_time=T0 - 60, end_time=T0 + 86400)
+    keyword = [hit.frame_id for hit in search_run(q="项目", filters=filters, mode="keyword", limit=10, offset=0).hits]
+    hybrid = [hit.frame_id for hit in search_run(q="项目", filters=filters, mode="hybrid", limit=10, offset=0).hits]
+    assert keyword and hybrid[: len(keyword)] == keyword
+    # The rule itself: meaning-only results follow the keyword ranking.
+    assert hybrid_fuse(keyword=[5, 6], semantic=[1, 2, 6], keyword_first=True) == [
+        (5, ("keyword",)),
+        (6, ("keyword", "semantic")),
+        (1, ("semantic",)),
+        (2, ("semantic",)),
+    ]
+    # English: reciprocal rank fusion lifts what both sides found.
+    assert [frame_id for frame_id, _ in hybrid_fuse(keyword=[5, 6], semantic=[6, 1])][0] == 6
+
+
+def test_search_fails_open_when_the_embedder_raises(screens, monkeypatch, api):
+    def broken(text):
+        raise EmbeddingError("the embeddings endpoint does not answer")
+
+    monkeypatch.setattr(selectors, "embed_query", broken)
+    body = api.get("/api/v1/search", {"q": "Rechnung", "start_time": T0 - 60, "end_time": T0 + 86400}).json()
+    assert body["degraded"] == "the embeddings endpoint does not answer"
+    assert [item["content"]["frame_id"] for item in body["data"]] == [screens[0]]
+    assert body["data"][0]["content"]["matched"] == ["keyword"]
+
+
+def test_search_fails_open_when_the_vector_files_are_removed_and_reindex_brings_them_back(screens, api):
+    before = found("the invoice from the dentist")
+    shutil.rmtree(vectors_dir() / "db")
+    body = api.get("/api/v1/search", {"q": "Rechnung", "start_time": T0 - 60, "end_time": T0 + 86400}).json()
+    assert "gone" in body["degraded"] and [item["content"]["frame_id"] for item in body["data"]] == [screens[0]]
+    status = api.get("/api/v1/status").json()["semantic"]
+    assert status["healthy"] is False and "gone" in status["problem"]
+    out = io.StringIO()
+    call_command("reindex", "--vectors", stdout=out, stderr=io.StringIO())
+    assert f"{len(SCREENS)} frames embedded" in out.getvalue()
+    assert found("the invoice from the dentist") == before
+
+
+def test_reindex_from_an_empty_vector_dir_gives_the_live_results(screens):
+    queries = ["the invoice from the dentist", "taxes", "rain", "shopping cart code", "lunch"]
+    live = {q: found(q) for q in queries}
+    vectors_release()
+    shutil.rmtree(vectors_dir())
+    call_command("reindex", "--vectors", stdout=io.StringIO(), stderr=io.StringIO())
+    assert {q: found(q) for q in queries} == live
+
+
+def test_an_interrupted_vector_rebuild_goes_on_where_it_stopped(screens, monkeypatch):
+    live = found("the invoice from the dentist")
+    vectors_release()
+    shutil.rmtree(vectors_dir())
+    real = services.frames_embed
+    calls = []
+
+    def dies_on_the_second_batch(*, frame_ids):
+        calls.append(list(frame_ids))
+        if len(calls) == 2:
+            raise EmbeddingError("the machine went to sleep")
+        return real(frame_ids=frame_ids)
+
+    monkeypatch.setattr(services, "frames_embed", dies_on_the_second_batch)
+    monkeypatch.setattr(services, "EMBED_BATCH_FRAMES", 3)
+    with pytest.raises(CommandError, match="went to sleep"):
+        call_command("reindex", "--vectors", stdout=io.StringIO(), stderr=io.StringIO())
+    assert FrameVectors.objects.filter(status=VectorStatus.DONE).count() == 3
+    out = io.StringIO()
+    call_command("reindex", "--vectors", stdout=out, stderr=io.StringIO())
+    assert "Going on" in out.getvalue() and "4 frames embedded" in out.getvalue()
+    # The first batch was not embedded again.
+    assert sorted(sum(calls[2:], [])) == sorted(set(sum(calls[1:], [])))
+    assert found("the invoice from the dentist") == live
+
+
+def test_a_frame_whose_embedding_keeps_killing_the_worker_fails_and_the_rest_go_on(vectors, settings):
+    poison = frame_add(0, "Code", "x", "text that kills the embedder")
+    fine = frame_add(60, "Code", "y", "an ordinary screen")
+    # Workers that claimed the poison frame and died: their claims count, the batch never finished.
+    FrameVectors.objects.filter(frame_id=poison).update(attempts=settings.TASK_MAX_ATTEMPTS)
+    assert services.vectors_embed_pending() == (1, 0)
+    assert FrameVectors.objects.get(frame_id=fine).status == VectorStatus.DONE
+    row = FrameVectors.objects.get(frame_id=poison)
+    assert row.status == VectorStatus.FAILED and "stopped while embedding" in row.error
+
+
+def test_status_reports_both_indexes_and_their_lag(screens, api):
+    frame_add(400, "Code", "z", "waiting for its vectors")
+    status = api.get("/api/v1/status").json()
+    assert status["frames"] == {"total": len(SCREENS) + 1, "ocr": {"pending": 0, "done": len(SCREENS) + 1, "failed": 0}}
+    assert status["keyword"]["rows"] == len(SCREENS) + 1 and status["keyword"]["oldest_unsearchable"] is None
+    semantic = status["semantic"]
+    assert semantic["healthy"] is True and semantic["problem"] is None
+    assert semantic["vectors"] == len(SCREENS)
+    assert semantic["frames"] == {"pending": 1, "done": len(SCREENS), "failed": 0, "never": 0}
+    assert semantic["oldest_unsearchable"]["frame_id"] == Frame.objects.order_by("-id").first().id
+    assert semantic["embedder"]["model"] == "all-MiniLM-L6-v2" and semantic["embedder"]["dimensions"] == 384
+    assert semantic["backend"].startswith("chroma files")
