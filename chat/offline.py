@@ -292,7 +292,7 @@ def mentions_section(*, mentions: list[tuple[str, int, list[SampledFrame]]], zon
     cited. Terms found nowhere are named only when none was found (else they are noise)."""
     lines = []
     absent = [term for term, _total, frames in mentions if not frames]
-    if len(absent) == len(mentions):
+    if len(absent) == len(mentions) and absent:
         names = ", ".join(f"“{md_escape(term)}”" for term in absent)
         verb = "appears" if len(absent) == 1 else "appear"
         return [f"{names} {verb} on no screen captured in this range.", ""]
@@ -300,7 +300,10 @@ def mentions_section(*, mentions: list[tuple[str, int, list[SampledFrame]]], zon
         if not frames:
             continue
         shown = f"; the {len(frames)} best matches" if total > len(frames) else ""
-        lines += [f"**Where “{md_escape(term)}” appears** ({total} frame{'s' if total != 1 else ''}{shown}):", ""]
+        if term is None:  # found by meaning, not by a word
+            lines += [f"**Close in meaning to your question** ({total} more frame{'s' if total != 1 else ''}):", ""]
+        else:
+            lines += [f"**Where “{md_escape(term)}” appears** ({total} frame{'s' if total != 1 else ''}{shown}):", ""]
         for frame in sorted(frames, key=lambda f: (f.timestamp, f.frame_id)):
             place = _place(frame)
             where = f"{md_escape(frame.app_name or 'Unknown app')}" + (f", *{md_escape(place)}*" if place else "")

@@ -22,12 +22,12 @@ from django.utils import timezone
 from chat import llm, offline
 from chat.models import ChatMessage, ChatMode, ChatRole, ChatSession, ChatStatus, Citation, DroppedReason
 from chat.rendering import answer_html
-from chat.sampling import MAX_FRAMES, SampledFrame, bucket_seconds_choose, sample_retrieve
+from chat.sampling import MAX_FRAMES, SampledFrame, bucket_seconds_choose, ocr_truncate, sample_retrieve
 from chat.selectors import chat_session_get, evidence_item
 from frames.models import Frame
 from myrecall.errors import ApplicationError
 from search.filters import Filters
-from search.selectors import search_keyword
+from search.selectors import search_keyword, search_run
 
 logger = logging.getLogger(__name__)
 
@@ -257,7 +257,38 @@ def mentions_retrieve(
             if hit.timestamp < end  # keyword search includes its end instant; a summary's range does not
         ]
         mentions.append((term, total, frames))
+    if mentions:
+        mentions += _mentions_by_meaning(question, filters, seen={f.frame_id for _, _, frames in mentions for f in frames})
     return mentions
+
+
+# How close in meaning (cosine) a frame must be to the question to be listed as about it.
+MEANING_MIN_SIMILARITY = 0.25
+
+
+def _mentions_by_meaning(question: str, filters: Filters, seen: set[int]) -> list[tuple[str | None, int, list[SampledFrame]]]:
+    """The other half of hybrid lookup: frames close in meaning to the whole question though none
+    of its words is on them ("taxes" for a screen of Form 1040), as one mention without a term.
+    Nothing when the meaning side is down: the words' mentions stand alone."""
+    result = search_run(q=question, filters=filters, mode="semantic", limit=offline.MAX_MENTIONS_PER_TERM, offset=0)
+    if result.degraded:
+        return []
+    end = _utc(filters.end_time)
+    frames = [
+        SampledFrame(
+            frame_id=hit.frame_id,
+            timestamp=hit.timestamp,
+            app_name=hit.app_name,
+            window_name=hit.window_name,
+            browser_url=hit.browser_url,
+            focused=hit.focused,
+            ocr_snippet=ocr_truncate(text=hit.text),
+            ocr_lines=tuple(hit.text.splitlines()),
+        )
+        for hit in result.hits
+        if hit.frame_id not in seen and (hit.score or 0) >= MEANING_MIN_SIMILARITY and hit.timestamp < end
+    ]
+    return [(None, len(frames), frames)] if frames else []
 
 
 def _ms(since: float) -> int:

@@ -214,3 +214,17 @@ def test_status_reports_both_indexes_and_their_lag(screens, api):
     assert semantic["oldest_unsearchable"]["frame_id"] == Frame.objects.order_by("-id").first().id
     assert semantic["embedder"]["model"] == "all-MiniLM-L6-v2" and semantic["embedder"]["dimensions"] == 384
     assert semantic["backend"].startswith("chroma files")
+
+
+def test_the_summary_finds_what_the_question_is_about_by_meaning_too(screens):
+    from zoneinfo import ZoneInfo
+
+    from chat.services import ChatQuery, chat_answer
+
+    filters = Filters(start_time=T0 - 60, end_time=T0 + 3600, end_inclusive=False)
+    answer = chat_answer(query=ChatQuery(message="did I look at anything about taxes", filters=filters, zone=ZoneInfo("UTC")))
+    md = answer["answer_md"]
+    assert "**Close in meaning to your question**" in md
+    section = md[md.index("**Close in meaning to your question**") :]
+    assert f"myrecall://frame/{screens[1]})" in section.split("\n\n")[1].splitlines()[0]
+    assert screens[1] in [item["frame_id"] for item in answer["evidence"]]
