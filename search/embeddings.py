@@ -122,6 +122,13 @@ def embedder_warm_up() -> str:
     return f"embedder {info.model}{where} ready ({time.monotonic() - started:.1f} s)"
 
 
+def embedder_reads_cjk() -> bool:
+    """Whether the embedder reads Chinese, Japanese and Korean. The packaged MiniLM does not (its
+    vocabulary is English: Chinese texts all land near one another, so a Chinese search by meaning
+    is at chance); an endpoint is trusted to, since the user picked its model."""
+    return _remote()
+
+
 def embedder_ready() -> bool:
     """True when a call would not have to load the model first (remote: always)."""
     return _remote() or _local is not None

@@ -12,7 +12,14 @@ from django.db import connection
 from django.db.models import Count
 
 from frames.models import Frame, OcrStatus
-from search.embeddings import EmbeddingError, embed_query, embedder_info, embedder_load_async, embedder_ready
+from search.embeddings import (
+    EmbeddingError,
+    embed_query,
+    embedder_info,
+    embedder_load_async,
+    embedder_reads_cjk,
+    embedder_ready,
+)
 from search.filters import Filters
 from search.fts import (
     KeywordQuery,
@@ -287,6 +294,10 @@ RRF_K = 60
 # A bounded range reads each day's vector collection whole when the filters keep most of it and
 # filters inside the vector query otherwise: by frame id when they keep at most this many frames.
 VECTOR_IDS_MAX = 2000
+CJK_UNREAD = (
+    "the packaged embedding model reads English only, so Chinese is searched by its words; "
+    "set EMBEDDINGS_BASE_URL to a multilingual model to search Chinese by meaning"
+)
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uac00-\ud7af]")
 
 
@@ -299,6 +310,12 @@ def search_run(*, q: str, filters: Filters, mode: str | None = None, limit: int,
         return SearchResult(hits=hits, total=total, mode="browse")
     mode = mode or settings.SEARCH_MODE
     degraded = None
+    if mode != "keyword" and _CJK.search(q) and not embedder_reads_cjk():
+        # The meaning side cannot read the query: words only (semantic mode says why).
+        if mode == "semantic":
+            return SearchResult(hits=[], total=0, mode=mode, degraded=CJK_UNREAD)
+        hits, total = search_keyword(q=q, filters=filters, limit=limit, offset=offset)
+        return SearchResult(hits=[replace(hit, matched=("keyword",)) for hit in hits], total=total, mode=mode)
     if mode != "keyword":
         try:
             semantic = semantic_ranked(q=q, filters=filters, n=offset + limit if mode == "semantic" else max(offset + limit, 50))

@@ -2,6 +2,7 @@ import time
 from datetime import datetime, timedelta
 from datetime import timezone as dt_timezone
 
+from django.conf import settings
 from django.http import HttpRequest
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
@@ -54,6 +55,9 @@ def search_page(request: HttpRequest):
     zone = request_timezone(request)
     q = request.GET.get("q", "").strip()
     app = request.GET.get("app", "").strip()
+    mode = request.GET.get("mode", "").strip() or settings.SEARCH_MODE
+    if mode not in selectors.MODES:
+        return bad_request(request, f"Unknown search mode {mode!r}: use hybrid, keyword or semantic.")
     try:
         start, end = _range(request, zone)
         page = max(1, int(request.GET.get("page") or 1))
@@ -64,14 +68,12 @@ def search_page(request: HttpRequest):
     if end < start:
         return bad_request(request, "The end of the range is before its start.")
     end_chosen = bool(request.GET.get("end_time") or request.GET.get("end"))
-    message = ""
+    message = degraded = ""
     hits, total = [], 0
     try:
         filters = filters_parse(start_time=start, end_time=end, app_name=app)
-        if q:
-            hits, total = selectors.search_keyword(q=q, filters=filters, limit=PAGE_SIZE, offset=(page - 1) * PAGE_SIZE)
-        else:
-            hits, total = selectors.search_browse(filters=filters, limit=PAGE_SIZE, offset=(page - 1) * PAGE_SIZE)
+        result = selectors.search_run(q=q, filters=filters, mode=mode, limit=PAGE_SIZE, offset=(page - 1) * PAGE_SIZE)
+        hits, total, degraded = result.hits, result.total, result.degraded or ""
     except ApplicationError as exc:
         message = exc.message
     context = {
@@ -85,6 +87,9 @@ def search_page(request: HttpRequest):
         "start_time": start,
         "end_time": end,
         "message": message,
+        "degraded": degraded,
+        "mode": mode,
+        "modes": [("hybrid", "Words and meaning"), ("keyword", "Words only"), ("semantic", "Meaning only")],
         "total": total,
         "page": page,
         "has_next": page * PAGE_SIZE < total,
@@ -95,7 +100,9 @@ def search_page(request: HttpRequest):
                 "app_name": hit.app_name,
                 "window_name": hit.window_name,
                 "color": app_color(hit.app_name),
-                "snippet": snippet_html(text=hit.text, q=q),
+                "snippet": snippet_html(text=hit.text, q=q if "keyword" in hit.matched or not q else ""),
+                "by_words": "keyword" in hit.matched,
+                "by_meaning": "semantic" in hit.matched,
             }
             for hit in hits
         ],

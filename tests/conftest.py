@@ -13,13 +13,15 @@ from bench.live import LiveServer
 from bench.screens import font
 from frames.models import Frame, OcrResult, OcrStatus
 from search.services import frame_index
+from search.vectors import vectors_release
 
 
 @pytest.fixture(autouse=True)
 def data_dir(tmp_path, settings):
     settings.DATA_DIR = tmp_path / "data"
     settings.DATA_DIR.mkdir()
-    return settings.DATA_DIR
+    yield settings.DATA_DIR
+    vectors_release()  # the test's vector index, if it opened one
 
 
 def render_text_image(lines: list[str], *, size=(900, 60), fmt="PNG", size_px=28, bg="white", fg="black") -> bytes:
@@ -60,9 +62,9 @@ def post_frame(api, image: bytes, **fields):
 
 @pytest.fixture
 def immediate_ocr(settings):
-    """Run queued tasks (OCR) in-process at enqueue time, with the real engine."""
+    """Run queued tasks (OCR, then embedding) in-process at enqueue time, with the real engines."""
     settings.TASKS = {
-        "default": {"BACKEND": "django_tasks.backends.immediate.ImmediateBackend", "QUEUES": ["default", "ocr"]}
+        "default": {"BACKEND": "django_tasks.backends.immediate.ImmediateBackend", "QUEUES": ["default", "ocr", "embed"]}
     }
 
 

@@ -149,7 +149,7 @@ def test_search_a_chinese_word_and_click_through_to_its_frame(page, server, sess
     # The results are swapped in place; the address keeps the range as epoch seconds of the local
     # time picked, and no end, which means "now".
     page.wait_for_url(lambda url: "q" in parse_qs(urlparse(url).query))
-    expect(page.locator("#results .summary")).to_contain_text("1 frame with “熊猫”")
+    expect(page.locator("#results .summary")).to_contain_text("1 frame for “熊猫”")
     query = parse_qs(urlparse(page.url).query, keep_blank_values=True)
     assert float(query["start_time"][0]) == an_hour_ago.timestamp()
     assert query["end_time"] == [""]

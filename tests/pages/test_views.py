@@ -378,7 +378,7 @@ def test_search_by_epoch_range_local_range_and_app(browser, immediate_ocr, trans
     zone_set(browser, "Asia/Shanghai")
 
     def hits(**params) -> list[int]:
-        resp = browser.get("/search", {"q": "zorbluk", **params})
+        resp = browser.get("/search", {"q": "zorbluk", "mode": "keyword", **params})
         assert resp.status_code == 200
         return [int(a.attrs["href"].split("/")[2]) for a in select(parse(resp), "a", "hit")]
 
@@ -406,7 +406,8 @@ def test_search_by_epoch_range_local_range_and_app(browser, immediate_ocr, trans
     assert [m.text for m in select(elements, "mark")] == ["zorbluk"]
     assert select(elements, "a", "hit")[0].attrs["href"] == f"/frames/{middle}/view?q=zorbluk"
     options = [o.attrs["value"] for o in select(elements, "option")]
-    assert options == ["", "Code", "Firefox"]
+    assert options == ["", "Code", "Firefox", "hybrid", "keyword", "semantic"]
+    assert [o.attrs["value"] for o in select(elements, "option") if "selected" in o.attrs] == ["hybrid"]
 
     partial = browser.get(
         "/search", {"q": "zorbluk", "start_time": T - 60, "end_time": T + 60}, HTTP_HX_REQUEST="true", HTTP_HX_TARGET="results"
