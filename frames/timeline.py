@@ -2,10 +2,13 @@
 active minutes per app per hour. Pure functions over rows from the selectors."""
 
 import hashlib
+import logging
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime
 from zoneinfo import ZoneInfo
+
+logger = logging.getLogger(__name__)
 
 # Two frames of one app further apart than this are two segments (the person was away).
 SEGMENT_GAP_S = 300
@@ -114,3 +117,26 @@ def active_minutes(*, rows: list[dict], zone: ZoneInfo) -> dict[str, list[int]]:
             hours[hour] += 1
         per_app[app] = hours
     return dict(sorted(per_app.items(), key=lambda item: -sum(item[1])))
+
+
+# Lines shown above the timeline when something needs the user's eye (indexing far behind, search
+# by meaning down), from the apps after frames: each provider returns a line or None.
+notice_providers: list = []
+
+
+def timeline_notice_register(provider) -> None:
+    if provider not in notice_providers:
+        notice_providers.append(provider)
+
+
+def timeline_notices() -> list[str]:
+    notices = []
+    for provider in notice_providers:
+        try:
+            line = provider()
+        except Exception:  # a notice must never take the timeline down
+            logger.exception("timeline notice %s failed", provider)
+            continue
+        if line:
+            notices.append(line)
+    return notices

@@ -91,6 +91,7 @@ def timeline_page(request: HttpRequest):
         "next_day": day + timedelta(days=1),
         "hour": hour,
         "latest_id": selectors.frame_latest_id(),
+        "notices": timeline.timeline_notices(),
         "hours": list(range(24)),
         "hours_with_frames": [h for h in range(24) if any(hours[h] for hours in chart.values())],
         "zone": zone.key,

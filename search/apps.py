@@ -10,7 +10,8 @@ class SearchConfig(AppConfig):
         from search import tasks
         from search.embeddings import embedder_load_async
         from myrecall.sidecars import Sidecar, sidecar_register
-        from search.selectors import index_layout_note, vectors_note
+        from frames.timeline import timeline_notice_register
+        from search.selectors import index_lag_notice, index_layout_note, vectors_note
         from search.vectors import vector_server_answering, vector_server_command
         from search.services import frame_index_on_text_ready
 
@@ -19,6 +20,7 @@ class SearchConfig(AppConfig):
         worker_startup_register(tasks.embedder_ready_line)
         worker_startup_register(tasks.vectors_lost_requeue)
         worker_startup_register(vectors_note)
+        timeline_notice_register(index_lag_notice)
         task_abandoned_register(tasks.vectors_embed, tasks.vectors_embed_abandoned)
         web_startup_register(embedder_load_async)
         sidecar_register(

@@ -590,3 +590,33 @@ def index_status() -> dict:
             "problem": None if healthy else reason,
         },
     }
+
+
+# Indexing this far behind (seconds) is worth a line on the timeline.
+LAG_NOTICE_S = 60
+
+
+def _ago(seconds: float) -> str:
+    minutes = int(seconds // 60)
+    return f"{minutes} min" if minutes < 120 else f"{minutes // 60} h"
+
+
+def index_lag_notice() -> str | None:
+    """A line for the timeline when frames wait long to become searchable, or search by meaning
+    is down; None when all is well."""
+    from search.models import FrameVectors, VectorStatus
+
+    now = time.time()
+    parts = []
+    ocr = Frame.objects.filter(ocr_status=OcrStatus.PENDING)
+    oldest = ocr.order_by("timestamp").values_list("timestamp", flat=True).first()
+    if oldest is not None and now - oldest.timestamp() > LAG_NOTICE_S:
+        parts.append(f"{ocr.count()} frame(s) wait for text recognition (oldest {_ago(now - oldest.timestamp())} ago)")
+    owed = FrameVectors.objects.filter(status=VectorStatus.PENDING)
+    oldest = Frame.objects.filter(id__in=owed.values("frame_id")).order_by("timestamp").values_list("timestamp", flat=True).first()
+    if oldest is not None and now - oldest.timestamp() > LAG_NOTICE_S:
+        parts.append(f"{owed.count()} frame(s) are not yet searchable by meaning (oldest {_ago(now - oldest.timestamp())} ago)")
+    healthy, reason = vectors_health()
+    if not healthy:
+        parts.append(f"search by meaning is unavailable: {reason}")
+    return ("Indexing is behind: " + "; ".join(parts) + ".") if parts else None

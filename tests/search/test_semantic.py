@@ -228,3 +228,16 @@ def test_the_summary_finds_what_the_question_is_about_by_meaning_too(screens):
     section = md[md.index("**Close in meaning to your question**") :]
     assert f"myrecall://frame/{screens[1]})" in section.split("\n\n")[1].splitlines()[0]
     assert screens[1] in [item["frame_id"] for item in answer["evidence"]]
+
+
+def test_the_timeline_says_when_indexing_lags(vectors, client, django_user_model):
+    from search.selectors import LAG_NOTICE_S
+
+    user = django_user_model.objects.create_user("u", password="p")
+    client.force_login(user)
+    frame_add(0, "Code", "x", "old screen still waiting")  # T0 is long past: its vectors are owed
+    page = client.get("/", {"date": datetime.fromtimestamp(T0, tz=dt_timezone.utc).date().isoformat()}).content.decode()
+    assert "1 frame(s) are not yet searchable by meaning" in page
+    services.vectors_embed_pending()
+    page = client.get("/", {"date": datetime.fromtimestamp(T0, tz=dt_timezone.utc).date().isoformat()}).content.decode()
+    assert "Indexing is behind" not in page and LAG_NOTICE_S > 0
