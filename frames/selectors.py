@@ -1,5 +1,8 @@
 """Reads for frames."""
 
+from collections import defaultdict
+from collections.abc import Collection
+from dataclasses import dataclass
 from datetime import datetime
 from datetime import timezone as dt_timezone
 
@@ -55,3 +58,77 @@ def frame_latest_id() -> int:
 
 def app_names() -> list[str]:
     return list(Frame.objects.order_by("app_name").values_list("app_name", flat=True).distinct())
+
+
+def frame_last_timestamp() -> datetime | None:
+    """When the newest frame was taken; None before the first."""
+    return Frame.objects.order_by("-timestamp").values_list("timestamp", flat=True).first()
+
+
+def frames_sources(*, frame_ids: list[int]) -> dict[int, tuple[str, str]]:
+    """(device_name, image_path) of each frame that exists."""
+    rows = Frame.objects.filter(id__in=frame_ids).values_list("id", "device_name", "image_path")
+    return {frame_id: (device, image_path) for frame_id, device, image_path in rows}
+
+
+def frames_texts(*, frame_ids: list[int]) -> dict[int, str]:
+    """The OCR text of each frame that has one."""
+    return dict(OcrResult.objects.filter(frame_id__in=frame_ids).values_list("frame_id", "text"))
+
+
+@dataclass
+class Usage:
+    """Time spent in an app or a window: its frames, the seconds they stand for, and its newest frame."""
+
+    frame_count: int = 0
+    seconds: float = 0.0
+    first_seen: datetime | None = None
+    last_seen: datetime | None = None
+    newest_frame_id: int | None = None
+    browser_url: str = ""
+
+    def add(self, *, frame_id: int, at: datetime, seconds: float, browser_url: str) -> None:
+        self.frame_count += 1
+        self.seconds += seconds
+        self.first_seen = at if self.first_seen is None else min(self.first_seen, at)
+        if self.last_seen is None or at >= self.last_seen:
+            self.last_seen, self.newest_frame_id, self.browser_url = at, frame_id, browser_url
+
+
+def frames_usage(
+    *, start: datetime, end: datetime, apps: Collection[str] | None = None, gap_cap_s: float = 300
+) -> tuple[dict[str, Usage], dict[tuple[str, str], Usage]]:
+    """Time per app and per (app, window; "" when the frame names none) over the frames with
+    start <= timestamp <= end.
+
+    A frame stands for the time until its device's next frame, at most gap_cap_s (a longer gap
+    is the person away, or a screen that did not change and was not stored again); a device's
+    last frame in the range stands for the time until the range's end (or now), with the same
+    cap. Devices are separate timelines: two screens at once both count. Frames without an app
+    name take their time but count for no app; with `apps`, only those apps are counted."""
+    until = min(end, datetime.now(tz=dt_timezone.utc))
+    per_app: dict[str, Usage] = defaultdict(Usage)
+    per_window: dict[tuple[str, str], Usage] = defaultdict(Usage)
+    rows = (
+        Frame.objects.filter(timestamp__gte=start, timestamp__lte=end)
+        .order_by("device_name", "timestamp", "id")
+        .values_list("id", "device_name", "timestamp", "app_name", "window_name", "browser_url")
+        .iterator(chunk_size=2000)
+    )
+
+    def count(row: tuple, next_at: datetime) -> None:
+        frame_id, _, at, app, window, url = row
+        if not app or (apps is not None and app not in apps):
+            return
+        seconds = min(max((next_at - at).total_seconds(), 0.0), gap_cap_s)
+        per_app[app].add(frame_id=frame_id, at=at, seconds=seconds, browser_url=url)
+        per_window[(app, window)].add(frame_id=frame_id, at=at, seconds=seconds, browser_url=url)
+
+    previous = None
+    for row in rows:
+        if previous is not None:
+            count(previous, row[2] if row[1] == previous[1] else until)
+        previous = row
+    if previous is not None:
+        count(previous, until)
+    return dict(per_app), dict(per_window)

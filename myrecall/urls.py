@@ -1,15 +1,16 @@
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
-from django.urls import path
+from django.urls import include, path
 
 from chat import views as chat_views
 from frames import views as frame_views
 from myrecall.api import api
-from search import views as search_views
+from search import screenpipe
 
 urlpatterns = [
     path("", frame_views.timeline_page, name="timeline"),
-    path("search", search_views.search_page, name="search"),
+    # The search page, and for API clients screenpipe's GET /search (search/screenpipe.py picks).
+    path("search", screenpipe.search_or_page, name="search"),
     path("chat", chat_views.chat_page, name="chat"),
     path("frames/<int:frame_id>/view", frame_views.frame_view, name="frame-view"),
     path("frames/<int:frame_id>/thumb", frame_views.frame_thumb, name="frame-thumb"),
@@ -19,4 +20,6 @@ urlpatterns = [
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/", admin.site.urls),
     path("api/v1/", api.urls),
+    # The rest of screenpipe's API at the root: /frames/{id}/ocr|metadata|context, /activity-summary, /health.
+    path("", include((screenpipe.urls, "screenpipe"))),
 ]
