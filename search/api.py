@@ -29,9 +29,9 @@ class SearchParams(Schema):
         description="hybrid (default: keyword and meaning in one ranked list), keyword, or semantic (similar meaning, no shared word needed).",
     )
     limit: int = Field(20, ge=1, le=100)
-    offset: int = Field(0, ge=0)
-    min_length: int | None = Field(None, ge=0)
-    max_length: int | None = Field(None, ge=0)
+    offset: int = Field(0, ge=0, le=10**6)
+    min_length: int | None = Field(None, ge=0, le=10**9)
+    max_length: int | None = Field(None, ge=0, le=10**9)
 
 
 @router.get("/search", response={200: SearchOut, 400: ErrorOut, 401: ErrorOut})

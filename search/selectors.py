@@ -288,6 +288,8 @@ def search_keyword(*, q: str, filters: Filters, limit: int, offset: int) -> tupl
 
 
 MODES = ("hybrid", "keyword", "semantic")
+# The meaning side ranks at most this many frames (a page deeper than that is keyword matches only).
+SEMANTIC_MAX_RESULTS = 1000
 # Reciprocal rank fusion: a result's hybrid score is the sum over the sides that found it of
 # 1 / (RRF_K + its rank there); 60 is the constant of the method's paper.
 RRF_K = 60
@@ -318,11 +320,13 @@ def search_run(*, q: str, filters: Filters, mode: str | None = None, limit: int,
         return SearchResult(hits=[replace(hit, matched=("keyword",)) for hit in hits], total=total, mode=mode)
     if mode != "keyword":
         try:
-            semantic = semantic_ranked(q=q, filters=filters, n=offset + limit if mode == "semantic" else max(offset + limit, 50))
+            wanted = offset + limit if mode == "semantic" else max(offset + limit, 50)
+            semantic = semantic_ranked(q=q, filters=filters, n=min(wanted, SEMANTIC_MAX_RESULTS))
         except (EmbeddingError, VectorError) as exc:
             degraded = str(exc)
-    if mode == "keyword" or degraded or (mode == "hybrid" and not semantic):
-        # The keyword side alone: asked for, the meaning side failed, or it found nothing.
+    if mode == "keyword" or degraded or (mode == "hybrid" and (not semantic or offset + limit > SEMANTIC_MAX_RESULTS)):
+        # The keyword side alone: asked for, the meaning side failed or found nothing, or a page
+        # deeper than the meaning side ranks.
         hits, total = search_keyword(q=q, filters=filters, limit=limit, offset=offset)
         return SearchResult(
             hits=[replace(hit, matched=("keyword",)) for hit in hits], total=total, mode=mode, degraded=degraded

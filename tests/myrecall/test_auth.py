@@ -8,7 +8,7 @@ import time
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
-from django.urls import URLPattern, URLResolver, get_resolver
+from django.urls import URLPattern, URLResolver, get_resolver, resolve
 
 from myrecall.models import ApiToken
 from myrecall.services import ADMIN_PASSWORD_FILE, admin_ensure
@@ -53,6 +53,9 @@ def test_every_route_refuses_a_request_without_credentials(client):
                 assert set(resp.json()) == {"message", "extra"}, path
             elif path == "/frames/1":
                 assert resp.status_code == 401, (method, path)
+            elif resolve(path).namespace == "screenpipe":  # screenpipe's clients get API answers
+                assert resp.status_code == 401, (method, path, resp.status_code)
+                assert set(resp.json()) == {"message", "extra"}, path
             else:
                 assert resp.status_code == 302, (method, path, resp.status_code)
                 assert "login" in resp["Location"], path
