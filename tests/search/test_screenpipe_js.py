@@ -82,8 +82,11 @@ def test_query_screenpipe_reads_myrecall_results(live_server_proc, frames, tmp_p
     assert all(result["ok"] for result in answer["results"]), answer
 
     body = ocr["result"]
-    assert body["pagination"] == {"limit": 10, "offset": 0, "total": 2}
-    by_app = {item["content"]["appName"]: item for item in body["data"]}
+    # Hybrid search (screenpipe's clients name no mode): both frames hold the word and come first;
+    # frames of other tests close in meaning may follow them.
+    assert body["pagination"]["limit"] == 10 and body["pagination"]["offset"] == 0
+    assert body["pagination"]["total"] == len(body["data"]) >= 2
+    by_app = {item["content"]["appName"]: item for item in body["data"][:2]}
     assert {app: item["content"]["frameId"] for app, item in by_app.items()} == frames
     item = by_app["Google Chrome"]
     assert item["type"] == "OCR"
@@ -101,8 +104,8 @@ def test_query_screenpipe_reads_myrecall_results(live_server_proc, frames, tmp_p
     assert [entry["content"]["frameId"] for entry in chrome["result"]["data"]] == [frames["Google Chrome"]]
     assert chrome["result"]["pagination"]["total"] == 1
     assert audio["result"] == {"data": [], "pagination": {"limit": 20, "offset": 0, "total": 0}}
-    assert len(second["result"]["data"]) == 1 and second["result"]["pagination"]["total"] == 2
-    assert second["result"]["data"][0]["content"]["frameId"] in frames.values()
+    assert len(second["result"]["data"]) == 1 and second["result"]["pagination"]["total"] == body["pagination"]["total"]
+    assert second["result"]["data"][0]["content"]["frameId"] == body["data"][1]["content"]["frameId"]
 
     # The client wrote its settings store in the temporary XDG_DATA_HOME.
     assert (tmp_path / "xdg" / "screenpipe" / "store.bin").exists()
