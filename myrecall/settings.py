@@ -207,7 +207,7 @@ SEARCH_FALLBACK_BELOW = env("MYRECALL_SEARCH_FALLBACK_BELOW")
 # Embeddings (search/embeddings.py): the packaged all-MiniLM-L6-v2 on this machine, or any
 # OpenAI-compatible /embeddings endpoint when EMBEDDINGS_BASE_URL is set (EMBEDDINGS_MODEL names its model).
 # Texts are embedded in batches, de-duplicated inside a batch, and cached in memory (never on disk).
-# EMBEDDINGS_MAX_TOKENS: the longest text the model takes (0: the local model's own, 256; 512 for remote).
+# EMBEDDINGS_MAX_TOKENS: the longest text the model takes (0: 128 for the local model, the length it was trained on, at most 256; 512 for an endpoint).
 EMBEDDINGS_BASE_URL = env("EMBEDDINGS_BASE_URL")
 EMBEDDINGS_API_KEY = env("EMBEDDINGS_API_KEY")
 EMBEDDINGS_MODEL = env("EMBEDDINGS_MODEL")
