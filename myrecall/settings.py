@@ -37,6 +37,7 @@ env = environ.Env(
     EMBEDDINGS_BATCH_SIZE=(int, 32),
     EMBEDDINGS_CACHE_SIZE=(int, 1024),
     EMBEDDINGS_MAX_TOKENS=(int, 0),
+    EMBEDDINGS_THREADS=(int, 1),
     CHROMA_URL=(str, ""),
     MYRECALL_SEARCH_MODE=(str, "hybrid"),
     MYRECALL_SEMANTIC_MIN_SIMILARITY=(float, 0.2),
@@ -216,6 +217,8 @@ EMBEDDINGS_MAX_RETRIES = env("EMBEDDINGS_MAX_RETRIES")
 EMBEDDINGS_BATCH_SIZE = env("EMBEDDINGS_BATCH_SIZE")
 EMBEDDINGS_CACHE_SIZE = env("EMBEDDINGS_CACHE_SIZE")
 EMBEDDINGS_MAX_TOKENS = env("EMBEDDINGS_MAX_TOKENS")
+# CPU threads of the local model in each process (1 keeps a query fast while OCR runs on the other core).
+EMBEDDINGS_THREADS = env("EMBEDDINGS_THREADS")
 # Vector index (search/vectors.py): Chroma in the data dir, or a Chroma server when CHROMA_URL is set.
 CHROMA_URL = env("CHROMA_URL")
 # What /api/v1/search does when no mode is given: hybrid, keyword or semantic.

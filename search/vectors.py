@@ -26,6 +26,7 @@ import logging
 import os
 import sys
 import threading
+import time
 import urllib.request
 from dataclasses import dataclass
 from datetime import datetime
@@ -126,6 +127,7 @@ def _client(*, write: bool = False):
     if key in _clients and not path.exists():
         _clients.pop(key, None)
         _forget_local(key)
+        _forget_collections()
         _lost.add(key)
     if key in _lost:
         if write:
@@ -191,6 +193,7 @@ def vector_server_answering() -> bool:
 def vectors_release() -> None:
     """Close local clients and locks (tests, a data dir that changed)."""
     with _lock:
+        _forget_collections()
         _clients.clear()
         _forget_local("")
         for handle in _lock_files.values():
@@ -228,19 +231,48 @@ def _call(what: str, fn, *, write: bool = False):
         try:
             return fn(_client(write=write))
         except VectorError:
+            _forget_collections()
             raise
         except Exception as exc:
+            _forget_collections()  # a collection may be gone, or the server restarted
             raise VectorError(f"the vector index failed to {what}: {type(exc).__name__}: {exc}") from exc
+
+
+# Collections and the list of their names, kept per client: each lookup is a round trip to the
+# server, and a search reads one or two collections. Names are listed again after NAMES_TTL_S, so
+# a day's collection that another process created is seen within that time.
+NAMES_TTL_S = 5.0
+_collections: dict[tuple[int, str], object] = {}
+_names: dict[int, tuple[float, set[str]]] = {}
+
+
+def _names_of(client) -> set[str]:
+    fetched = _names.get(id(client))
+    if fetched is None or time.monotonic() - fetched[0] > NAMES_TTL_S:
+        names = {item if isinstance(item, str) else item.name for item in client.list_collections()}
+        fetched = _names[id(client)] = (time.monotonic(), names)
+    return fetched[1]
 
 
 def _collection(client, embedder_key: str, day: int, *, create: bool):
     name = collection_name(embedder_key, day)
+    key = (id(client), name)
+    if key in _collections:
+        return _collections[key]
     if create:
-        return client.get_or_create_collection(name, metadata={"hnsw:space": "cosine"}, embedding_function=None)
-    try:
-        return client.get_collection(name, embedding_function=None)
-    except Exception:
+        collection = client.get_or_create_collection(name, metadata={"hnsw:space": "cosine"}, embedding_function=None)
+        _names_of(client).add(name)
+    elif name in _names_of(client):
+        collection = client.get_collection(name, embedding_function=None)
+    else:
         return None
+    _collections[key] = collection
+    return collection
+
+
+def _forget_collections() -> None:
+    _collections.clear()
+    _names.clear()
 
 
 @dataclass(frozen=True)
@@ -284,8 +316,7 @@ def frames_delete(*, embedder_key: str, day: int, frame_ids: list[int]) -> None:
 def days_present(*, embedder_key: str) -> list[int]:
     def days(client):
         found = []
-        for item in client.list_collections():
-            name = item if isinstance(item, str) else item.name
+        for name in _names_of(client):
             day = _day_from_name(name, embedder_key)
             if day is not None:
                 found.append(day)
