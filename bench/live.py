@@ -12,7 +12,7 @@ from pathlib import Path
 import requests
 
 REPO = Path(__file__).resolve().parent.parent
-READY_MARKER = "[worker] OCR engine"
+READY_MARKER = "[worker] ready"  # after every start-up hook: OCR engine and embedder loaded
 
 
 def port_pick() -> int:

@@ -126,6 +126,7 @@ def worker_run(*, say: Callable[[str], None]) -> None:
         for hook in startup_hooks:
             if line := hook():
                 say(line)
+        say("ready: taking tasks")
         worker.run()
     except WorkerStopped:
         pass

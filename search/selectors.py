@@ -431,7 +431,8 @@ def semantic_ranked(*, q: str, filters: Filters, n: int) -> list[tuple[int, floa
         raise EmbeddingError("the embedding model is still loading; try again in a few seconds")
     key = embedder_info().key
     first_day, last_day = day_of(filters.start_ms), day_of(filters.end_ms)
-    days = [day for day in days_present(embedder_key=key) if first_day <= day <= last_day]
+    present = days_present(embedder_key=key, expect_day=min(last_day, day_of(int(time.time() * 1000))))
+    days = [day for day in present if first_day <= day <= last_day]
     if not days:
         return []
     embedding = embed_query(q)

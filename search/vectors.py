@@ -246,9 +246,12 @@ _collections: dict[tuple[int, str], object] = {}
 _names: dict[int, tuple[float, set[str]]] = {}
 
 
-def _names_of(client) -> set[str]:
+def _names_of(client, expect: str | None = None) -> set[str]:
+    """The collections' names; listed again when older than NAMES_TTL_S, or than a second when
+    the expected one (today's, on a search) is not among them yet."""
     fetched = _names.get(id(client))
-    if fetched is None or time.monotonic() - fetched[0] > NAMES_TTL_S:
+    age = time.monotonic() - fetched[0] if fetched else None
+    if age is None or age > NAMES_TTL_S or (expect is not None and expect not in fetched[1] and age > 1.0):
         names = {item if isinstance(item, str) else item.name for item in client.list_collections()}
         fetched = _names[id(client)] = (time.monotonic(), names)
     return fetched[1]
@@ -313,10 +316,14 @@ def frames_delete(*, embedder_key: str, day: int, frame_ids: list[int]) -> None:
     _call("delete", delete, write=True)
 
 
-def days_present(*, embedder_key: str) -> list[int]:
+def days_present(*, embedder_key: str, expect_day: int | None = None) -> list[int]:
+    """The days that have a collection; with expect_day (the last day a search reads), listed
+    afresh when that day is missing, so a new day's first frames are found within a second."""
+
     def days(client):
         found = []
-        for name in _names_of(client):
+        expect = collection_name(embedder_key, expect_day) if expect_day is not None else None
+        for name in _names_of(client, expect):
             day = _day_from_name(name, embedder_key)
             if day is not None:
                 found.append(day)

@@ -136,7 +136,8 @@ QUERIES = [
 STOPWORDS = set(
     "a an the of to in on for at by from with and or but is are was were be been it its this that these those i me my we our us "
     "you your he she they them their what which who when where why how did do does done have has had about any anything "
-    "someone something more than once each was were not no can could would should will all there here up out over".split()
+    "someone something more than once each was were not no can could would should will all there here up out over "
+    "after before next new his her s t".split()
 )
 _WORD = re.compile(r"[a-z0-9]+")
 _CJK_RUN = re.compile(r"[\u3400-\u9fff]+")
@@ -166,7 +167,7 @@ def screen_text(screen: Screen) -> str:
     return " ".join(parser.parts + [screen.app_name, screen.window_name, screen.browser_url])
 
 
-def _stem(word: str) -> str:
+def word_stem(word: str) -> str:
     for suffix in ("ing", "ies", "es", "ed", "s"):
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
             return word[: -len(suffix)] + ("y" if suffix == "ies" else "")
@@ -177,10 +178,10 @@ def shared_words(query: str, text: str) -> set[str]:
     """English words of the query that the text has too: the same stem, or one inside the
     other (keyword search also finds words inside longer words)."""
     text_words = set(_WORD.findall(text.lower()))
-    text_stems = {_stem(w) for w in text_words}
+    text_stems = {word_stem(w) for w in text_words}
     shared = set()
     for word in set(_WORD.findall(query.lower())) - STOPWORDS:
-        stem = _stem(word)
+        stem = word_stem(word)
         if stem in text_stems or (len(stem) >= 4 and any(stem in w for w in text_words)):
             shared.add(word)
         elif any(len(s) >= 4 and s in word for s in text_stems):
