@@ -347,28 +347,22 @@ def search_run(*, q: str, filters: Filters, mode: str | None = None, limit: int,
     )
     extra = sum(1 for _, sides in fused if sides == ("semantic",))
     page = fused[offset : offset + limit]
-    scores = dict(page)
+    ranks = [
+        {frame_id: rank for rank, frame_id in enumerate(ranking, 1)}
+        for ranking in ([hit.frame_id for hit in keyword_hits], [frame_id for frame_id, _ in semantic])
+    ]
     details = {hit.frame_id: hit for hit in _hits([(frame_id, None) for frame_id, _ in page])}
     hits = [
-        replace(details[frame_id], score=round(_rrf(frame_id, keyword_hits, semantic), 6), matched=sides)
+        replace(details[frame_id], score=round(_rrf_score(frame_id, ranks), 6), matched=sides)
         for frame_id, sides in page
         if frame_id in details
     ]
-    del scores
     return SearchResult(hits=hits, total=keyword_total + extra, mode=mode)
 
 
-def _rrf(frame_id: int, keyword_hits: list[SearchHit], semantic: list[tuple[int, float]]) -> float:
-    score = 0.0
-    for rank, hit in enumerate(keyword_hits, 1):
-        if hit.frame_id == frame_id:
-            score += 1 / (RRF_K + rank)
-            break
-    for rank, (other, _) in enumerate(semantic, 1):
-        if other == frame_id:
-            score += 1 / (RRF_K + rank)
-            break
-    return score
+def _rrf_score(frame_id: int, ranks: list[dict[int, int]]) -> float:
+    """Its reciprocal rank fusion score: the sum over the rankings that hold it of 1 / (RRF_K + rank)."""
+    return sum(1 / (RRF_K + side[frame_id]) for side in ranks if frame_id in side)
 
 
 def hybrid_fuse(*, keyword: list[int], semantic: list[int], keyword_first: bool = False) -> list[tuple[int, tuple[str, ...]]]:
@@ -385,10 +379,7 @@ def hybrid_fuse(*, keyword: list[int], semantic: list[int], keyword_first: bool 
     if keyword_first:
         rest = [frame_id for frame_id in semantic if frame_id not in keyword_rank]
         return [(frame_id, sides(frame_id)) for frame_id in [*keyword, *rest]]
-    scores: dict[int, float] = {}
-    for ranks in (keyword_rank, semantic_rank):
-        for frame_id, rank in ranks.items():
-            scores[frame_id] = scores.get(frame_id, 0.0) + 1 / (RRF_K + rank)
+    scores = {frame_id: _rrf_score(frame_id, [keyword_rank, semantic_rank]) for frame_id in {*keyword_rank, *semantic_rank}}
     order = sorted(scores, key=lambda frame_id: (-scores[frame_id], keyword_rank.get(frame_id, 10**9), semantic_rank.get(frame_id, 10**9)))
     return [(frame_id, sides(frame_id)) for frame_id in order]
 
