@@ -440,6 +440,7 @@ def semantic_ranked(*, q: str, filters: Filters, n: int) -> list[tuple[int, floa
             in_day = _count(cursor, whole_day)
             hits: list[VectorHit]
             if kept >= in_day and not filters.narrowed():
+                # The range holds the whole day: every entry of its collection is in it.
                 hits = day_query(embedder_key=key, day=day, embedding=embedding, n=chunks_wanted, where=None)
             elif kept <= VECTOR_IDS_MAX:
                 ids = _ids(cursor, day_filters)
@@ -453,9 +454,11 @@ def semantic_ranked(*, q: str, filters: Filters, n: int) -> list[tuple[int, floa
                     hits = day_query(
                         embedder_key=key, day=day, embedding=embedding, n=chunks_wanted, where=day_filters.vector_where()
                     )
-            admitted = _frames_admitted(cursor, day_filters, [hit.frame_id for hit in hits])
+                    # The index's own filter knows times to the millisecond and nothing of windows and URLs.
+                    admitted = _frames_admitted(cursor, day_filters, [hit.frame_id for hit in hits])
+                    hits = [hit for hit in hits if hit.frame_id in admitted]
             for hit in hits:
-                if hit.frame_id in admitted and hit.distance < best.get(hit.frame_id, 9.0):
+                if hit.distance < best.get(hit.frame_id, 9.0):
                     best[hit.frame_id] = hit.distance
     ranked = sorted(best.items(), key=lambda item: (item[1], -item[0]))
     cutoff = settings.SEMANTIC_MAX_DISTANCE

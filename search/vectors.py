@@ -36,6 +36,8 @@ from urllib.parse import urlparse
 
 from django.conf import settings
 
+from myrecall.selectors import pid_alive
+
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 
 logger = logging.getLogger(__name__)
@@ -72,16 +74,6 @@ def backend_describe() -> str:
     return f"chroma server {url}" if url else f"chroma files {vectors_dir() / 'db'}"
 
 
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def _server_url() -> str | None:
     if settings.CHROMA_URL:
         return settings.CHROMA_URL
@@ -89,7 +81,7 @@ def _server_url() -> str | None:
         info = json.loads(server_file().read_text())
     except (OSError, ValueError):
         return None
-    if not isinstance(info, dict) or not _pid_alive(int(info.get("pid", 0))):
+    if not isinstance(info, dict) or int(info.get("pid", 0)) <= 0 or not pid_alive(int(info["pid"])):
         return None
     return info.get("url")
 
