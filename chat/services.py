@@ -27,7 +27,7 @@ from chat.selectors import chat_session_get, evidence_item
 from frames.models import Frame
 from myrecall.errors import ApplicationError
 from search.filters import Filters
-from search.selectors import search_keyword, search_run
+from search.selectors import SearchHit, search_keyword, search_run
 
 logger = logging.getLogger(__name__)
 
@@ -243,16 +243,7 @@ def mentions_retrieve(
             continue  # on most screens of the range: it tells nothing apart
         end = _utc(filters.end_time)
         frames = [
-            SampledFrame(
-                frame_id=hit.frame_id,
-                timestamp=hit.timestamp,
-                app_name=hit.app_name,
-                window_name=hit.window_name,
-                browser_url=hit.browser_url,
-                focused=hit.focused,
-                ocr_snippet=offline.mention_snippet(hit.text, term),
-                ocr_lines=tuple(hit.text.splitlines()),
-            )
+            _mentioned(hit, offline.mention_snippet(hit.text, term))
             for hit in hits
             if hit.timestamp < end  # keyword search includes its end instant; a summary's range does not
         ]
@@ -260,6 +251,20 @@ def mentions_retrieve(
     if mentions:
         mentions += _mentions_by_meaning(question, filters, seen={f.frame_id for _, _, frames in mentions for f in frames})
     return mentions
+
+
+def _mentioned(hit: SearchHit, snippet: str) -> SampledFrame:
+    """A search hit as a frame the summary may show and cite, with this snippet of its text."""
+    return SampledFrame(
+        frame_id=hit.frame_id,
+        timestamp=hit.timestamp,
+        app_name=hit.app_name,
+        window_name=hit.window_name,
+        browser_url=hit.browser_url,
+        focused=hit.focused,
+        ocr_snippet=snippet,
+        ocr_lines=tuple(hit.text.splitlines()),
+    )
 
 
 # How close in meaning (cosine) a frame must be to the question to be listed as about it.
@@ -275,16 +280,7 @@ def _mentions_by_meaning(question: str, filters: Filters, seen: set[int]) -> lis
         return []
     end = _utc(filters.end_time)
     frames = [
-        SampledFrame(
-            frame_id=hit.frame_id,
-            timestamp=hit.timestamp,
-            app_name=hit.app_name,
-            window_name=hit.window_name,
-            browser_url=hit.browser_url,
-            focused=hit.focused,
-            ocr_snippet=ocr_truncate(text=hit.text),
-            ocr_lines=tuple(hit.text.splitlines()),
-        )
+        _mentioned(hit, ocr_truncate(text=hit.text))
         for hit in result.hits
         if hit.frame_id not in seen and (hit.score or 0) >= MEANING_MIN_SIMILARITY and hit.timestamp < end
     ]
