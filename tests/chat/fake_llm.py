@@ -6,7 +6,8 @@ import json
 import threading
 import time
 import uuid
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from tests.fake_openai import FakeOpenAiServer, JsonHandler, error_body
 
 NORMAL = "normal"
 ERROR_500 = "error_500"
@@ -19,7 +20,7 @@ MALFORMED_STREAM = "malformed_stream"
 GATED = "gated"  # sends the first piece, then each next one only after release()
 
 
-class FakeLlm:
+class FakeLlm(FakeOpenAiServer):
     """Set `behaviour`, `answer` (streamed in `pieces`), `hang_s`, `chunk_interval_s` and
     `heartbeats` before a call; `requests` holds every request body received, in order."""
 
@@ -31,25 +32,8 @@ class FakeLlm:
         self.chunk_interval_s = 0.0
         self.heartbeats = 0
         self.requests: list[dict] = []
-        self._released = threading.Event()
         self._gate = threading.Semaphore(0)
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
-
-    @property
-    def base_url(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}/v1"
-
-    def start(self) -> "FakeLlm":
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        self._released.set()  # wakes handlers that are still hanging
-        self._server.shutdown()
-        self._server.server_close()
+        super().__init__()
 
     def answer_pieces(self) -> list[str]:
         if self.pieces is not None:
@@ -63,42 +47,29 @@ class FakeLlm:
             self._gate.release()
 
     def hang(self) -> None:
-        self._released.wait(self.hang_s)
+        self._stopped.wait(self.hang_s)
 
     def _handler_class(self):
         fake = self
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, format, *args):
-                pass
-
+        class Handler(JsonHandler):
             def do_POST(self):
-                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
+                body = self._read_json()
                 if self.path.rstrip("/") != "/v1/chat/completions":
-                    self._send_json(404, _error_body("Unknown path.", "invalid_request_error"))
+                    self._send_json(404, error_body("Unknown path.", "invalid_request_error"))
                     return
                 fake.requests.append(body)
                 behaviour = fake.behaviour
                 if behaviour == ERROR_500:
-                    self._send_json(500, _error_body("The server had an error while processing your request.", "server_error"))
+                    self._send_json(500, error_body("The server had an error while processing your request.", "server_error"))
                 elif behaviour == ERROR_401:
-                    self._send_json(401, _error_body("Incorrect API key provided.", "invalid_request_error"))
+                    self._send_json(401, error_body("Incorrect API key provided.", "invalid_request_error"))
                 elif behaviour == HANG_BEFORE_FIRST_CHUNK:
                     fake.hang()
                 elif body.get("stream"):
                     self._stream(body, behaviour)
                 else:
                     self._send_json(200, _completion(body.get("model", ""), fake.answer))
-
-            def _send_json(self, status: int, payload: dict):
-                data = json.dumps(payload).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
 
             def _stream(self, body: dict, behaviour: str):
                 self.send_response(200)
@@ -172,7 +143,3 @@ def _completion(model: str, text: str) -> dict:
         ],
         "usage": {"prompt_tokens": 10, "completion_tokens": len(text.split()), "total_tokens": 10 + len(text.split())},
     }
-
-
-def _error_body(message: str, error_type: str) -> dict:
-    return {"error": {"message": message, "type": error_type, "param": None, "code": None}}

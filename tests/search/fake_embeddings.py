@@ -4,10 +4,9 @@ float32 when asked, as the openai SDK asks by default), and plays one scripted b
 
 import base64
 import hashlib
-import json
 import struct
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from tests.fake_openai import FakeOpenAiServer, JsonHandler, error_body
 
 NORMAL = "normal"
 OUT_OF_ORDER = "out_of_order"  # data[] reversed; each item keeps its true index
@@ -24,7 +23,7 @@ def fake_vector(model: str, text: str) -> list[float]:
     return [float(byte - 128) for byte in digest[:DIMENSIONS]]
 
 
-class FakeEmbeddings:
+class FakeEmbeddings(FakeOpenAiServer):
     """Set `behaviour` and `hang_s` before a call; `requests` holds every request body
     received, in order, and `inputs` every text received, across requests."""
 
@@ -32,42 +31,20 @@ class FakeEmbeddings:
         self.behaviour = NORMAL
         self.hang_s = 30.0
         self.requests: list[dict] = []
-        self._stopped = threading.Event()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
-
-    @property
-    def base_url(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}/v1"
+        super().__init__()
 
     @property
     def inputs(self) -> list[str]:
         return [text for body in self.requests for text in body["input"]]
 
-    def start(self) -> "FakeEmbeddings":
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        self._stopped.set()  # wakes handlers that are still hanging
-        self._server.shutdown()
-        self._server.server_close()
-
     def _handler_class(self):
         fake = self
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, format, *args):
-                pass
-
+        class Handler(JsonHandler):
             def do_POST(self):
-                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
+                body = self._read_json()
                 if self.path.rstrip("/") != "/v1/embeddings":
-                    self._send_json(404, _error_body("Unknown path.", "invalid_request_error"))
+                    self._send_json(404, error_body("Unknown path.", "invalid_request_error"))
                     return
                 if isinstance(body.get("input"), str):
                     body["input"] = [body["input"]]
@@ -77,17 +54,9 @@ class FakeEmbeddings:
                     return
                 if fake.behaviour == ERROR_500:
                     message = "The server had an error while processing your request."
-                    self._send_json(500, _error_body(message, "server_error"))
+                    self._send_json(500, error_body(message, "server_error"))
                     return
                 self._send_json(200, _answer(body, fake.behaviour))
-
-            def _send_json(self, status: int, payload: dict):
-                data = json.dumps(payload).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
 
         return Handler
 
@@ -110,7 +79,3 @@ def _encode(vector: list[float], encoding_format: str | None) -> list[float] | s
     if encoding_format == "base64":
         return base64.b64encode(struct.pack(f"<{len(vector)}f", *vector)).decode()
     return vector
-
-
-def _error_body(message: str, error_type: str) -> dict:
-    return {"error": {"message": message, "type": error_type, "param": None, "code": None}}
