@@ -171,6 +171,7 @@ def test_a_task_killed_mid_ocr_is_done_by_the_restarted_worker_and_found(data):
     assert data.frame(frame_id)["status"] == "pending"
     data.worker(MYRECALL_WORKER_GRACE_S="3600")
     data.wait("the frame to be read", lambda: data.frame(frame_id)["status"] == "done")
+    data.wait("the task to be marked", lambda: data.tasks(frame_id)[-1]["status"] != "RUNNING")
     [done] = data.tasks(frame_id)
     assert done["id"] == task["id"]
     assert done["status"] == "SUCCESSFUL"
@@ -277,6 +278,8 @@ def test_a_second_sigterm_puts_the_task_back_uncounted_and_the_next_worker_does_
     assert data.frame(frame_id)["status"] == "pending"
     data.worker()
     data.wait("the frame to be read", lambda: data.frame(frame_id)["status"] == "done")
+    # The frame is done when OCR commits; the task row is marked a moment later, once the task returns.
+    data.wait("the task to be marked", lambda: [t["status"] for t in data.tasks(frame_id)] != ["RUNNING"])
     assert [t["status"] for t in data.tasks(frame_id)] == ["SUCCESSFUL"]
 
 
