@@ -76,20 +76,7 @@ def test_sql_and_orm_mean_the_same(frames, extra, expected):
     assert by_orm(filters) == want
 
 
-def test_vector_where_carries_every_filter_chroma_can_express():
-    filters = Filters(start_time=T0 + 0.0004, end_time=T0 + 60.0004, app_name="Google Chrome", focused=False, min_length=3)
-    where = filters.vector_where()
-    assert where == {
-        "$and": [
-            {"ts": {"$gte": int(T0 * 1000)}},
-            {"ts": {"$lte": int(T0 * 1000) + 60001}},
-            {"app": "google chrome"},
-            {"focused": 0},
-            {"chars": {"$gte": 3}},
-        ]
-    }
-    assert Filters(start_time=T0, end_time=T0 + 1).vector_where(with_time=False) is None
-    assert Filters(start_time=T0, end_time=T0 + 1, apps=("A", "b")).vector_where(with_time=False) == {"app": {"$in": ["a", "b"]}}
+def test_app_key_folds_case_like_the_sql():
     assert app_key("Google Chrome") == "google chrome"
 
 

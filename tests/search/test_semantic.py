@@ -109,11 +109,18 @@ def test_filters_apply_inside_the_vector_query(screens, monkeypatch):
     assert screens[6] not in found("flight to Lisbon", end_time=T0 + 3600)
     assert found("flight to Lisbon", start_time=T0 + 3600) == [screens[6]]
     assert found("invoice", focused=False) == []
-    # Every way a day's collection is read gives the same answer: by ids, over-fetched, or the index's own filter.
+    # Every way a day's collection is read gives the same answer: by ids, over-fetched and kept
+    # to the admitted frames, or a read too shallow that goes on by ids.
     by_ids = found("weather tomorrow", app_name="firefox", end_time=T0 + 3600)
+    assert by_ids[0] == screens[4]
     monkeypatch.setattr(selectors, "VECTOR_IDS_MAX", 0)
     assert found("weather tomorrow", app_name="firefox", end_time=T0 + 3600) == by_ids
-    assert by_ids[0] == screens[4]
+    monkeypatch.setattr(selectors, "OVERFETCH_MAX", 1)
+    assert found("weather tomorrow", app_name="firefox", end_time=T0 + 3600) == by_ids
+    # With no read by ids left, what the shallow read admitted comes back, still in order.
+    monkeypatch.setattr(selectors, "VECTOR_IDS_EXACT", 0)
+    shallow = found("weather tomorrow", app_name="firefox", end_time=T0 + 3600)
+    assert shallow == by_ids[: len(shallow)]
 
 
 def test_a_chinese_keyword_hit_is_never_ranked_below_its_keyword_rank(screens):
