@@ -14,8 +14,9 @@ the app's real schema, embedder, vector index and selectors.
    ones: a pool of frames (the first frame of sampled screen sessions) is embedded for real;
    every frame gets the vector of its session's pool entry, or of a pool entry of the same app
    (a screen's text is drawn independently of the one before it), plus a little Gaussian
-   noise, re-normalised, written through search.vectors.day_write (FrameVectors rows done,
-   chunks=1).
+   noise, re-normalised, written through search.vectors.day_write (FrameVectors rows done).
+   A frame holds 4.6 chunk vectors on average (--chunks-per-frame; real screens of the corpus
+   cut by text_chunks give 4.6), each with its own noise.
 4. The vector index on disk per frame (DATA_DIR/chroma/db).
 5. Memory of a real `manage.py serve` after the worker ran OCR and embedding on one posted
    screenshot and the web answered one hybrid GET /api/v1/search: RSS and PSS of the web and
@@ -365,10 +366,13 @@ def pool_build(sessions: Sessions, *, size: int, seed: int) -> Pool:
     )
 
 
-def vectors_fill(*, top: int, sessions: Sessions, pool: Pool, skip: set[int], noise: float, batch: int, seed: int) -> tuple[int, float]:
-    """Give every frame but `skip` one synthetic vector near its pool entry, written through
-    search.vectors.day_write in batches of one day, with its FrameVectors row done (chunks=1).
-    Returns (frames written, seconds)."""
+def vectors_fill(
+    *, top: int, sessions: Sessions, pool: Pool, skip: set[int], noise: float, batch: int, seed: int, chunks: float
+) -> tuple[int, int, float]:
+    """Give every frame but `skip` synthetic chunk vectors near its pool entry (`chunks` per
+    frame on average: the whole part for each, one more with the fraction's chance; each its own
+    noise), written through search.vectors.day_write in batches of one day, with its
+    FrameVectors row done. Returns (frames written, vectors written, seconds)."""
     from django.db import connection, transaction
     from django.utils import timezone
 
@@ -381,18 +385,19 @@ def vectors_fill(*, top: int, sessions: Sessions, pool: Pool, skip: set[int], no
     updated = connection.ops.adapt_datetimefield_value(timezone.now())
     entries: list = []
     day = None
-    written = 0
+    written = vectors = 0
 
     def flush() -> None:
-        nonlocal written
+        nonlocal written, vectors
         vectors_store.day_write(embedder_key=key, day=day, entries=entries)
         with transaction.atomic():
             connection.connection.executemany(
                 "INSERT INTO search_framevectors (frame_id, status, embedder, chunks, attempts, error, updated_at) "
-                "VALUES (?, 'done', ?, 1, 0, '', ?)",
-                [(entry.frame_id, key, updated) for entry in entries],
+                "VALUES (?, 'done', ?, ?, 0, '', ?)",
+                [(entry.frame_id, key, len(entry.embeddings), updated) for entry in entries],
             )
         written += len(entries)
+        vectors += sum(len(entry.embeddings) for entry in entries)
         bar.update(len(entries))
         entries.clear()
 
@@ -408,10 +413,14 @@ def vectors_fill(*, top: int, sessions: Sessions, pool: Pool, skip: set[int], no
             rows = [row for row in cursor.fetchall() if row[0] not in skip]
         if not rows:
             continue
+        counts = np.floor(chunks) + (rng.random(len(rows)) < chunks % 1)
+        counts = np.maximum(counts, 1).astype(int)
         base = pool.vectors[pool.of_session[sessions.of_frame[[row[0] for row in rows]]]]
+        base = np.repeat(base, counts, axis=0)
         noisy = base + rng.normal(0.0, noise, base.shape).astype(np.float32)
         noisy /= np.linalg.norm(noisy, axis=1, keepdims=True)
-        for (frame_id, moment, app_name, focused, chars), vector in zip(rows, noisy):
+        ends = np.cumsum(counts)
+        for (frame_id, moment, app_name, focused, chars), end, count in zip(rows, ends, counts):
             ts_ms = epoch_ms(moment)
             frame_day = vectors_store.day_of(ts_ms)
             if entries and (frame_day != day or len(entries) >= batch):
@@ -422,13 +431,13 @@ def vectors_fill(*, top: int, sessions: Sessions, pool: Pool, skip: set[int], no
                     frame_id=frame_id,
                     ts_ms=ts_ms,
                     meta={"app": app_key(app_name), "focused": -1 if focused is None else int(focused), "chars": chars or 0},
-                    embeddings=[vector.tolist()],
+                    embeddings=noisy[end - count : end].tolist(),
                 )
             )
     if entries:
         flush()
     bar.close()
-    return written, time.perf_counter() - started
+    return written, vectors, time.perf_counter() - started
 
 
 # 2. Index throughput through the app's path --------------------------------------------------
@@ -623,8 +632,9 @@ def size_run(*, size: int, args, summary: list[str]) -> None:
         sessions = sessions_read(size)
         pool = pool_build(sessions, size=args.pool, seed=args.seed + 10)
         block = index_block(size, min(args.index_frames, size // 4), args.seed + 11)
-        written, fill_s = vectors_fill(
-            top=size, sessions=sessions, pool=pool, skip=set(block), noise=args.noise, batch=args.fill_batch, seed=args.seed + 12
+        written, vectors, fill_s = vectors_fill(
+            top=size, sessions=sessions, pool=pool, skip=set(block), noise=args.noise, batch=args.fill_batch,
+            seed=args.seed + 12, chunks=args.chunks_per_frame,
         )
         embed_s, block_chunks = frames_embed_run(block, cache_size=args.cache_default)
         entries = vectors_count(embedder_key=key)
@@ -635,10 +645,10 @@ def size_run(*, size: int, args, summary: list[str]) -> None:
               f"{pool.own:,} frames (the first of as many sampled screen sessions, of {len(sessions.first_frame):,}) "
               f"were embedded for real; every other frame has the vector of its session's pool entry, or of one of the "
               f"same app, plus Gaussian noise (sigma {args.noise:g} per dimension, cosine about {cos:.3f} to its pool "
-              f"vector), one chunk per frame. Only the {len(block):,} frames of (2) hold their real chunks.")
+              f"vector), {args.chunks_per_frame:g} chunks per frame on average, each with its own noise. Only the {len(block):,} frames of (2) hold their real chunks.")
         print(f"  pool embedded at {pool.texts_per_s:.1f} texts/s ({pool.chars:.0f} chars each, first chunk of a screen)")
         print(f"  synthetic fill through day_write, batches of up to {args.fill_batch:,} frames of one day: "
-              f"{written:,} vectors in {fill_s:.0f} s ({written / fill_s:,.0f} vectors/s)")
+              f"{vectors:,} vectors for {written:,} frames in {fill_s:.0f} s ({vectors / fill_s:,.0f} vectors/s)")
         print(f"\n(2) index throughput, search.services.frames_embed on {len(block):,} consecutive real frames "
               f"(ids {block[0]:,}-{block[-1]:,}, batches of {EMBED_BATCH_FRAMES}, embedding cache of "
               f"{args.cache_default:,} texts as in the worker), embedded for real and written to the vector server: "
@@ -654,10 +664,11 @@ def size_run(*, size: int, args, summary: list[str]) -> None:
         with torch_threads_set(1):
             one_thread = latency_run(kinds, modes=("hybrid",))
         summary.append(f"{size:,} frames: 2. frames_embed {len(block) / embed_s:.1f} frames/s "
-                       f"({block_chunks / len(block):.2f} chunks/frame); synthetic fill {written / fill_s:,.0f} vectors/s; "
+                       f"({block_chunks / len(block):.2f} chunks/frame); synthetic fill {vectors / fill_s:,.0f} vectors/s "
+                       f"({vectors / written:.2f} per frame); "
                        f"4. index on disk {db_bytes / size:,.0f} B/frame ({db_bytes / 2**20:,.0f} MiB)")
         summary.append(f"   3. latency, 1-day range, {args.queries} queries per kind, index of synthetic vectors around "
-                       f"{pool.own:,} real ones:")
+                       f"{pool.own:,} real ones, {args.chunks_per_frame:g} chunks per frame:")
         latency_print(kinds, found, size, summary)
         what_if_print(kinds, one_thread, size, summary)
 
@@ -782,6 +793,8 @@ def main() -> None:
     parser.add_argument("--index-frames", type=int, default=2000, help="frames through frames_embed for (2)")
     parser.add_argument("--noise", type=float, default=0.01, help="Gaussian noise per dimension around a pool vector")
     parser.add_argument("--fill-batch", type=int, default=1000, help="frames per day_write while filling")
+    parser.add_argument("--chunks-per-frame", type=float, default=4.6,
+                        help="synthetic chunk vectors per frame, on average (real screens of the corpus: 4.6)")
     parser.add_argument("--embed-chunks", type=int, default=600, help="screen chunks embedded for (1)")
     parser.add_argument("--embed-lines", type=int, default=1000, help="short lines embedded for (1)")
     parser.add_argument("--embed-queries", type=int, default=200, help="distinct queries for embed_query's time")
