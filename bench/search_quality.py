@@ -17,6 +17,11 @@ runs it. recall@10 is the share of queries with a labelled screen in the top 10;
 of 1/rank of the first one (0 when absent). Goal (issue 11): hybrid >= the better of keyword
 and semantic on every class. Prints figures and the queries hybrid misses; asserts nothing.
 
+Then a sweep of the similarity threshold (MYRECALL_SEMANTIC_MIN_SIMILARITY): search by meaning
+with none, for the English-readable labelled queries and for off-topic questions that no
+screen answers (bench.quality.queries.OFF_TOPIC); for each threshold, the recall@10 it would
+keep and how many off-topic questions would still get a result (every one a false positive).
+
     .venv/bin/python bench/search_quality.py [--out figures.json] [--keep]
     .venv/bin/python bench/search_quality.py --render-only     # draw the screens, print where they are
 """
@@ -39,7 +44,7 @@ if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
 from bench.quality.layouts import Screen  # noqa: E402
-from bench.quality.queries import CLASSES, QUERIES, SCREENS, Query, labels_check  # noqa: E402
+from bench.quality.queries import CLASSES, OFF_TOPIC, QUERIES, SCREENS, Query, labels_check  # noqa: E402
 from bench.search_keyword import bench_data_dir, database_create  # noqa: E402
 
 MODES = ("keyword", "semantic", "hybrid")
@@ -173,6 +178,63 @@ def queries_run(queries: list[Query], run: Pipeline, start_time: float, end_time
     return outcomes
 
 
+# Similarity thresholds tried by the sweep (MYRECALL_SEMANTIC_MIN_SIMILARITY is one of them).
+THRESHOLDS = (0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45)
+# The classes the packaged English model can read (the sweep's recall side).
+SWEEP_CLASSES = ("en-exact", "en-paraphrase", "cross")
+
+
+def threshold_sweep(queries: list[Query], run: Pipeline, start_time: float, end_time: float) -> dict:
+    """Search by meaning with no similarity threshold, once per labelled English query and per
+    off-topic question; then, for each threshold, what it would keep: recall@K per class (a
+    labelled screen among the top K at or above the threshold), and for the off-topic questions
+    the share that get any result and the results they get (every one a false positive)."""
+    from django.test import override_settings
+
+    from search.filters import Filters
+    from search.selectors import semantic_ranked
+
+    key_of = {frame_id: key for key, frame_id in run.frame_of.items()}
+    filters = Filters(start_time=start_time, end_time=end_time)
+    labelled = [q for q in queries if q.cls in SWEEP_CLASSES]
+    found: list[tuple[Query | None, list[tuple[str, float]]]] = []
+    with override_settings(SEMANTIC_MAX_DISTANCE=2.0):
+        for query in [*labelled, *[Query(q=q, cls="off-topic", answers=()) for q in OFF_TOPIC]]:
+            ranked = semantic_ranked(q=query.q, filters=filters, n=K)
+            found.append((query, [(key_of.get(frame_id, "?"), 1 - distance) for frame_id, distance in ranked]))
+    sweep = {}
+    for threshold in THRESHOLDS:
+        row = {}
+        for cls in SWEEP_CLASSES:
+            of_class = [(q, hits) for q, hits in found if q.cls == cls]
+            row[cls] = sum(any(key in q.answers and sim >= threshold for key, sim in hits) for q, hits in of_class) / len(of_class)
+        off = [[sim for _, sim in hits if sim >= threshold] for q, hits in found if q.cls == "off-topic"]
+        row["off-topic any"] = sum(bool(sims) for sims in off) / len(off)
+        row["off-topic results"] = statistics.fmean(len(sims) for sims in off)
+        sweep[threshold] = row
+    answers = [sim for q, hits in found if q.cls != "off-topic" for key, sim in hits if key in q.answers]
+    strays = [hits[0][1] for q, hits in found if q.cls == "off-topic" and hits]
+    return {"sweep": sweep, "answer_similarity": sorted(answers), "off_topic_top_similarity": sorted(strays)}
+
+
+def sweep_print(sweep: dict) -> None:
+    from django.conf import settings
+
+    current = round(1 - settings.SEMANTIC_MAX_DISTANCE, 4)
+    print(f"\nsimilarity threshold sweep (search by meaning; the app's setting is {current}):")
+    print(f"  {'threshold':>9s}  " + "  ".join(f"{cls + ' R@10':>18s}" for cls in SWEEP_CLASSES)
+          + f"  {'off-topic: any hit':>18s}  {'hits per question':>17s}")
+    for threshold, row in sweep["sweep"].items():
+        mark = "  <- setting" if abs(threshold - current) < 1e-9 else ""
+        print(f"  {threshold:9.2f}  " + "  ".join(f"{row[cls]:18.2f}" for cls in SWEEP_CLASSES)
+              + f"  {row['off-topic any']:18.2f}  {row['off-topic results']:17.1f}{mark}")
+    answers, strays = sweep["answer_similarity"], sweep["off_topic_top_similarity"]
+    if answers and strays:
+        print(f"  similarity of labelled answers found: min {answers[0]:.2f}, p10 {answers[len(answers) // 10]:.2f}, "
+              f"median {statistics.median(answers):.2f}; best stray of each off-topic question: "
+              f"median {statistics.median(strays):.2f}, p90 {strays[int(len(strays) * 0.9)]:.2f}, max {strays[-1]:.2f}")
+
+
 def figures_of(queries: list[Query], outcomes: dict[tuple[int, str], Outcome]) -> dict:
     """recall@K and MRR per group and mode, with the count of degraded answers."""
     figures = {}
@@ -287,12 +349,15 @@ def main() -> None:
         stamps = [screen.timestamp for screen in SCREENS]
         outcomes = queries_run(QUERIES, run, start_time=min(stamps) - 86400, end_time=max(stamps) + 86400)
         figures = figures_of(QUERIES, outcomes)
+        sweep = None if run.semantic else threshold_sweep(QUERIES, run, start_time=min(stamps) - 86400, end_time=max(stamps) + 86400)
         embedder = ""
         if not run.semantic:
             from search.embeddings import embedder_info
 
             embedder = f"{embedder_info().model} ({embedder_info().endpoint})"
         report_print(QUERIES, outcomes, figures, run, embedder)
+        if sweep:
+            sweep_print(sweep)
 
     if args.out:
         args.out.write_text(
@@ -304,6 +369,7 @@ def main() -> None:
                     "semantic_unavailable": run.semantic or None,
                     "embedder": embedder or None,
                     "k": K,
+                    "threshold_sweep": sweep,
                     "figures": {group: {**row, "hybrid_at_least_best": verdict(row)} for group, row in figures.items()},
                     "queries": [
                         {

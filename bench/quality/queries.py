@@ -132,6 +132,30 @@ QUERIES = [
     _q("fatty liver in my checkup", "cross", "zh-health-report"),
 ]
 
+# Questions no screen of the set answers, on subjects none of them touches: whatever search by
+# meaning returns for them is a false positive. They measure how far the similarity threshold
+# (MYRECALL_SEMANTIC_MIN_SIMILARITY) lets loosely related frames in.
+OFF_TOPIC = [
+    "wedding photographer",
+    "tennis racket",
+    "adopting a rescue puppy",
+    "volcano eruption in Iceland",
+    "knitting a wool hat",
+    "telescope for stargazing",
+    "honey bees",
+    "guitar chords",
+    "marzipan",
+    "pottery wheel",
+    "lawn mower blade",
+    "saxophone reed",
+    "origami crane",
+    "horse riding boots",
+    "dinosaur fossils",
+    "snorkeling gear",
+    "yoga mat",
+    "violin bow rosin",
+]
+
 # Words that carry no meaning of their own: a paraphrase may share these.
 STOPWORDS = set(
     "a an the of to in on for at by from with and or but is are was were be been it its this that these those i me my we our us "
@@ -224,4 +248,8 @@ def labels_check() -> list[str]:
                 problems.append(f"{query.q!r} ({query.cls}): shares {sorted(shared)} with {key}")
             if query.cls == "zh-paraphrase" and (shared := shared_bigrams(query.q, text)):
                 problems.append(f"{query.q!r} ({query.cls}): shares {sorted(shared)} with {key}")
+    for q in OFF_TOPIC:
+        for screen in SCREENS:
+            if shared := shared_words(q, screen_text(screen)):
+                problems.append(f"{q!r} (off-topic): shares {sorted(shared)} with {screen.key}")
     return problems
