@@ -546,7 +546,7 @@ def retrieval_time(*, runs: int) -> list[tuple]:
 
 
 def query_for(text: str, start: float, end: float):
-    from chat.services import ChatQuery
+    from chat.modes import ChatQuery
 
     return ChatQuery(message=text, filters=filters_for(start, end), zone=ZONE)
 
@@ -621,7 +621,7 @@ def answer_check(question: Question, day: list[DayFrame], run, *, offline: bool)
     frames services.mentions_retrieve found for the question's words)."""
     from chat import services
     from chat.sampling import sample_retrieve
-    from chat.services import ChatFailed
+    from chat.modes import ChatFailed
 
     start, end = question.bounds()
     sample = sample_retrieve(filters=filters_for(start, end))
@@ -684,7 +684,7 @@ def answer_check(question: Question, day: list[DayFrame], run, *, offline: bool)
 def context_sample_print() -> None:
     """The first blocks of what the model receives for 10:00-13:00."""
     from chat.sampling import sample_retrieve
-    from chat.services import context_pack
+    from chat.prompts import context_pack
 
     start, end = local("10:00"), local("13:00")
     sample = sample_retrieve(filters=filters_for(start, end))

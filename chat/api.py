@@ -2,6 +2,7 @@ from django.http import HttpRequest
 from ninja import Router
 
 from chat import selectors, services
+from chat.modes import ChatFailed, ChatQuery, answer_mode_get
 from chat.schemas import ChatIn, ChatOut, SessionDetailOut, SessionOut
 from myrecall.errors import ApplicationError
 from myrecall.schemas import ErrorOut
@@ -14,27 +15,30 @@ router = Router(tags=["chat"])
 MAX_RANGE_S = 31 * 24 * 3600
 
 
-def _query(request: HttpRequest, payload: ChatIn) -> services.ChatQuery:
-    if payload.mode == "agent":
-        raise ApplicationError("mode=agent is not available yet; use mode=summary.", extra={"field": "mode"})
+def _query(request: HttpRequest, payload: ChatIn) -> ChatQuery:
+    mode = answer_mode_get(payload.mode)
+    if mode is None:
+        raise ApplicationError(f"mode={payload.mode} is not available in this installation; use mode=summary.", extra={"field": "mode"})
     if not payload.message.strip():
         raise ApplicationError("message is empty.", extra={"field": "message"})
-    if payload.start_time is None:
+    if payload.start_time is None and mode.needs_range:
         raise ApplicationError(
             "start_time is required: a summary covers a bounded time range (epoch seconds).", extra={"field": "start_time"}
         )
-    filters = filters_parse(
-        start_time=payload.start_time,
-        end_time=payload.end_time,
-        app_name=payload.app_name,
-        window_name=payload.window_name,
-        browser_url=payload.browser_url,
-        focused=payload.focused,
-        allow_empty=False,
-        end_inclusive=False,
-    )
-    if filters.end_time - filters.start_time > MAX_RANGE_S:
-        raise ApplicationError("The range is longer than 31 days; pick a shorter one.", extra={"max_seconds": MAX_RANGE_S})
+    filters = None
+    if payload.start_time is not None:
+        filters = filters_parse(
+            start_time=payload.start_time,
+            end_time=payload.end_time,
+            app_name=payload.app_name,
+            window_name=payload.window_name,
+            browser_url=payload.browser_url,
+            focused=payload.focused,
+            allow_empty=False,
+            end_inclusive=False,
+        )
+        if filters.end_time - filters.start_time > MAX_RANGE_S:
+            raise ApplicationError("The range is longer than 31 days; pick a shorter one.", extra={"max_seconds": MAX_RANGE_S})
     if payload.timezone:
         zone = timezone_parse(payload.timezone)
         if zone is None:
@@ -43,7 +47,7 @@ def _query(request: HttpRequest, payload: ChatIn) -> services.ChatQuery:
         zone = request_timezone(request)
     if payload.session_id is not None:
         selectors.chat_session_get(session_id=payload.session_id)
-    return services.ChatQuery(message=payload.message.strip(), filters=filters, zone=zone, session_id=payload.session_id)
+    return ChatQuery(message=payload.message.strip(), filters=filters, zone=zone, session_id=payload.session_id, mode=mode.name)
 
 
 @router.post("/chat", response={200: ChatOut, 400: ErrorOut, 401: ErrorOut, 404: ErrorOut, 502: ErrorOut})
@@ -57,9 +61,9 @@ def chat(request: HttpRequest, payload: ChatIn):
         return sse_response(request, services.chat_answer_stream(query=query))
     try:
         return services.chat_answer(query=query)
-    except services.ChatFailed as exc:
+    except ChatFailed as exc:
         raise ApplicationError(
-            exc.message, extra={"session_id": exc.session_id, "message_id": exc.message_id}, status_code=502
+            exc.message, extra={"session_id": exc.session_id, "message_id": exc.message_id}, status_code=exc.status_code
         ) from exc
 
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from datetime import timezone as dt_timezone
 
+from chat.evidence import FRAME_FIELDS, SampledFrame, sampled_frame
 from frames.models import Frame
 from search.filters import Filters
 
@@ -32,18 +33,6 @@ ELLIPSIS = "…"
 class FrameRow:
     frame_id: int
     timestamp: datetime
-
-
-@dataclass(frozen=True)
-class SampledFrame:
-    frame_id: int
-    timestamp: datetime
-    app_name: str
-    window_name: str
-    browser_url: str
-    focused: bool | None
-    ocr_snippet: str
-    ocr_lines: tuple[str, ...] = ()
 
 
 def bucket_seconds_choose(*, range_seconds: float, max_frames: int = MAX_FRAMES) -> int:
@@ -186,9 +175,7 @@ def sample_retrieve(*, filters: Filters, max_frames: int = MAX_FRAMES) -> Sample
     sampled = frames_sample(
         rows=rows, start_time=_utc(filters.start_time), end_time=_utc(filters.end_time), max_frames=max_frames
     )
-    details = Frame.objects.filter(id__in=[row.frame_id for row in sampled]).values(
-        "id", "timestamp", "app_name", "window_name", "browser_url", "focused", "ocr__text"
-    )
+    details = Frame.objects.filter(id__in=[row.frame_id for row in sampled]).values(*FRAME_FIELDS, "ocr__text")
     by_id = {detail["id"]: detail for detail in details}
     present = [row for row in sampled if row.frame_id in by_id]
     lines = {row.frame_id: _lines(by_id[row.frame_id]["ocr__text"] or "") for row in present}
@@ -196,20 +183,15 @@ def sample_retrieve(*, filters: Filters, max_frames: int = MAX_FRAMES) -> Sample
         [(by_id[row.frame_id]["app_name"], by_id[row.frame_id]["window_name"], lines[row.frame_id]) for row in present]
     )
     frames = [
-        SampledFrame(
-            frame_id=row.frame_id,
-            timestamp=row.timestamp,
-            app_name=by_id[row.frame_id]["app_name"],
-            window_name=by_id[row.frame_id]["window_name"],
-            browser_url=by_id[row.frame_id]["browser_url"],
-            focused=by_id[row.frame_id]["focused"],
-            ocr_snippet=snippet_pick(
+        sampled_frame(
+            by_id[row.frame_id],
+            snippet=snippet_pick(
                 lines=lines[row.frame_id],
                 chrome=chrome,
                 window_name=by_id[row.frame_id]["window_name"],
                 browser_url=by_id[row.frame_id]["browser_url"],
             ),
-            ocr_lines=lines[row.frame_id],
+            lines=lines[row.frame_id],
         )
         for row in present
     ]

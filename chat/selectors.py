@@ -1,34 +1,12 @@
 """Reads of stored chats, shaped like the chat API's answers."""
 
-from urllib.parse import quote
 from zoneinfo import ZoneInfo
 
-from chat.models import ChatMessage, ChatSession
+from chat.evidence import evidence_item, sampled_frame
+from chat.models import ChatMessage, ChatSession, ChatStatus
 from chat.rendering import answer_html
-from chat.sampling import SampledFrame
 from myrecall.errors import NotFound
 from myrecall.timezones import timezone_parse
-
-
-def viewer_url(frame_id: int, snippet: str) -> str:
-    return f"/frames/{frame_id}/view" + (f"?hl={quote(snippet)}" if snippet else "")
-
-
-def evidence_item(frame: SampledFrame, zone: ZoneInfo) -> dict:
-    """An evidence item of seed 002 section 3.1, plus links to the viewer and the thumbnail."""
-    return {
-        "frame_id": frame.frame_id,
-        "timestamp": frame.timestamp.timestamp(),
-        "local_time": frame.timestamp.astimezone(zone).isoformat(timespec="seconds"),
-        "app_name": frame.app_name,
-        "window_name": frame.window_name,
-        "focused": frame.focused,
-        "browser_url": frame.browser_url,
-        "ocr_snippet": frame.ocr_snippet,
-        "frame_url": f"/api/v1/frames/{frame.frame_id}",
-        "viewer_url": viewer_url(frame.frame_id, frame.ocr_snippet),
-        "thumb_url": f"/frames/{frame.frame_id}/thumb",
-    }
 
 
 def chat_session_get(*, session_id: int) -> ChatSession:
@@ -36,6 +14,17 @@ def chat_session_get(*, session_id: int) -> ChatSession:
         return ChatSession.objects.get(id=session_id)
     except ChatSession.DoesNotExist as exc:
         raise NotFound(f"Chat session {session_id} does not exist.", extra={"session_id": session_id}) from exc
+
+
+def chat_history(*, session: ChatSession, before_id: int, turns: int) -> list[dict]:
+    """The last `turns` exchanges of the chat before this message, oldest first, as
+    {role, content} (finished messages only)."""
+    rows = list(
+        session.messages.filter(id__lt=before_id, status=ChatStatus.DONE)
+        .order_by("-created_at", "-id")
+        .values("role", "content")[: turns * 2]
+    )
+    return [{"role": row["role"], "content": row["content"]} for row in reversed(rows)]
 
 
 def chat_sessions_list(*, limit: int = 50) -> list[dict]:
@@ -64,20 +53,7 @@ def message_shape(message: ChatMessage) -> dict:
             continue
         seen.add(citation.frame_id)
         frame = citation.frame
-        evidence.append(
-            evidence_item(
-                SampledFrame(
-                    frame_id=frame.id,
-                    timestamp=frame.timestamp,
-                    app_name=frame.app_name,
-                    window_name=frame.window_name,
-                    browser_url=frame.browser_url,
-                    focused=frame.focused,
-                    ocr_snippet=citation.snippet,
-                ),
-                zone,
-            )
-        )
+        evidence.append(evidence_item(sampled_frame(frame, snippet=citation.snippet), zone))
     viewer_urls = {item["frame_id"]: item["viewer_url"] for item in evidence}
     return {
         "id": message.id,

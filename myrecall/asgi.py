@@ -9,15 +9,14 @@ from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
-from django.urls import path  # noqa: E402
-
-from frames.consumers import FramesLiveConsumer  # noqa: E402
+from frames.routing import websocket_urlpatterns as frames_websockets  # noqa: E402
 from myrecall.worker_hooks import web_startup_hooks  # noqa: E402
 
 for hook in web_startup_hooks:
     hook()
 
-websocket_urlpatterns = [path("ws/frames/", FramesLiveConsumer.as_asgi())]
+# Each app's websocket routes, in pipeline order.
+websocket_urlpatterns = [*frames_websockets]
 
 application = ProtocolTypeRouter(
     {

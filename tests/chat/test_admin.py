@@ -100,7 +100,8 @@ def test_records_cannot_be_added_or_edited(admin_client, chat):
 def test_admin_shows_a_real_answer_with_what_it_dropped_and_why(admin_client, fake_llm, frame_make):
     from datetime import timedelta
 
-    from chat.services import ChatQuery, chat_answer
+    from chat.modes import ChatQuery
+    from chat.services import chat_answer
     from search.filters import Filters
 
     kept = frame_make("Budget 2027 draft", at=AT.timestamp(), app_name="Sheets")

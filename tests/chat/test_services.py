@@ -9,9 +9,12 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from chat.citations import citations_validate
 from chat.models import ChatMessage, ChatRole, ChatStatus, Citation, DroppedReason
-from chat.services import ChatQuery, chat_answer, citations_validate, context_pack, system_prompt_build
+from chat.modes import ChatQuery
+from chat.prompts import context_pack, system_prompt_build
 from chat.sampling import sample_retrieve
+from chat.services import chat_answer
 from frames.models import Frame
 from search.filters import Filters
 

@@ -13,7 +13,8 @@ from playwright.sync_api import expect
 
 from bench.demo import ocr_wait
 from chat.models import ChatMessage, ChatSession, ChatStatus
-from chat.services import ChatQuery, chat_answer
+from chat.modes import ChatQuery
+from chat.services import chat_answer
 from frames.models import OcrResult
 from search.filters import Filters
 from tests.pages.test_browser import chromium, frame_post, page, server  # noqa: F401 (fixtures)

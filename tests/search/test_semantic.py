@@ -226,7 +226,8 @@ def test_status_reports_both_indexes_and_their_lag(screens, api):
 def test_the_summary_finds_what_the_question_is_about_by_meaning_too(screens):
     from zoneinfo import ZoneInfo
 
-    from chat.services import ChatQuery, chat_answer
+    from chat.modes import ChatQuery
+    from chat.services import chat_answer
 
     filters = Filters(start_time=T0 - 60, end_time=T0 + 3600, end_inclusive=False)
     answer = chat_answer(query=ChatQuery(message="did I look at anything about taxes", filters=filters, zone=ZoneInfo("UTC")))
