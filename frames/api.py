@@ -52,9 +52,6 @@ def frame_create(
     """Multipart upload of one PNG, JPEG or WebP screenshot with its context.
     201 when stored; 200 when it was already stored (same device_name and client_frame_id)
     or skipped as a near-duplicate of the device's previous frame (`duplicate_of` names it)."""
-    token = getattr(request, "api_token", None)
-    if token is not None and token.read_only:
-        raise ApplicationError("This token is read-only; it cannot ingest frames.", status_code=403)
     for name, value, limit in (
         ("app_name", app_name, 512),
         ("window_name", window_name, 1024),

@@ -112,12 +112,17 @@ def test_bearer_token_api_post_needs_no_csrf(api):
     assert post_frame(api, render_text_image(["token client"])).status_code == 201
 
 
-def test_read_only_token_can_search_but_not_ingest(client):
+def test_read_only_token_can_search_but_not_ingest_or_ask(client):
+    from frames.models import Frame
     from myrecall.services import api_token_create
 
     _, raw = api_token_create(name="agent", read_only=True)
     client.defaults["HTTP_AUTHORIZATION"] = f"Bearer {raw}"
     assert client.get("/api/v1/search", {"start_time": 0}).status_code == 200
+    assert client.get("/search", {"q": "x"}).status_code == 200  # the screenpipe surface reads too
     resp = post_frame(client, render_text_image(["nope"]))
     assert resp.status_code == 403
-    assert "read-only" in resp.json()["message"]
+    assert "read-only" in resp.json()["message"] and set(resp.json()) == {"message", "extra"}
+    resp = client.post("/api/v1/chat", {"message": "hi", "start_time": 0}, content_type="application/json")
+    assert resp.status_code == 403 and "read-only" in resp.json()["message"]
+    assert not Frame.objects.exists()
