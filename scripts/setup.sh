@@ -39,4 +39,8 @@ if [ "$(cat node_modules/.package-lock.sha256 2>/dev/null)" != "$(sha256sum pack
   npm ci --no-audit --no-fund --loglevel=error
   sha256sum package-lock.json | cut -d' ' -f1 > node_modules/.package-lock.sha256
 fi
+# The Pi agent (agent mode of the chat) needs Node 20.6 or newer.
+if ! node -e 'const [a, b] = process.versions.node.split(".").map(Number); process.exit(a > 20 || (a === 20 && b >= 6) ? 0 : 1)'; then
+  echo "[setup] warning: Node $(node --version) is older than 20.6: the chat's agent mode (Pi) will not start; summary mode works"
+fi
 echo "[setup] done"
