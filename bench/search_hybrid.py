@@ -541,6 +541,24 @@ def search_once(q: str, start: float, end: float, mode: str):
     return (time.perf_counter() - began) * 1000, (time.process_time() - began_cpu) * 1000, result
 
 
+def cold_days_run(*, seed: int) -> list[float]:
+    """The first search of each day after the vector server started: one semantic search per UTC
+    day with vectors, over that day alone, so each reads one collection the server has not
+    loaded yet. Returns the times (ms); afterwards every day is loaded, as in a server that has
+    run a while (the app loads the last search.selectors.WARM_DAYS days when it starts)."""
+    from search.embeddings import embedder_info
+    from search.vectors import day_bounds_ms, days_present
+
+    rng = random.Random(seed)
+    words = "budget invoice meeting review deploy server report schedule payment design".split()
+    times = []
+    for day in tqdm(days_present(embedder_key=embedder_info().key, expect_day=None), desc="first search of each day", unit="day", leave=False):
+        lo, hi = day_bounds_ms(day)
+        ms, _, _ = search_once(rng.choice(words), lo / 1000, (hi - 1) / 1000, "semantic")
+        times.append(ms)
+    return times
+
+
 def latency_run(kinds: list[QueryKind], modes: tuple[str, ...] = MODES) -> dict[tuple[str, str], Timings]:
     """Every query in every mode, the modes in turn first so none always finds the cache warm."""
     found: dict[tuple[str, str], Timings] = {}
@@ -659,6 +677,9 @@ def size_run(*, size: int, args, summary: list[str]) -> None:
 
         kinds = query_kinds(n=args.queries, t0=t0, top=size, seed=args.seed + 20)
         warm = [QueryKind(k.label, k.queries[:5], k.ranges[:5]) for k in query_kinds(n=5, t0=t0, top=size, seed=args.seed + 30)]
+        cold = cold_days_run(seed=args.seed + 40)
+        print(f"\nfirst semantic search of each of {len(cold)} days after the vector server started (its collection read "
+              f"from disk): p50 {statistics.median(cold):.1f} ms, max {max(cold):.1f} ms; every day is loaded from here on")
         latency_run(warm)
         found = latency_run(kinds)
         with torch_threads_set(1):
@@ -667,6 +688,8 @@ def size_run(*, size: int, args, summary: list[str]) -> None:
                        f"({block_chunks / len(block):.2f} chunks/frame); synthetic fill {vectors / fill_s:,.0f} vectors/s "
                        f"({vectors / written:.2f} per frame); "
                        f"4. index on disk {db_bytes / size:,.0f} B/frame ({db_bytes / 2**20:,.0f} MiB)")
+        summary.append(f"   first search of a day after the vector server starts (collection read from disk): "
+                       f"p50 {statistics.median(cold):.0f} ms, max {max(cold):.0f} ms ({len(cold)} days)")
         summary.append(f"   3. latency, 1-day range, {args.queries} queries per kind, index of synthetic vectors around "
                        f"{pool.own:,} real ones, {args.chunks_per_frame:g} chunks per frame:")
         latency_print(kinds, found, size, summary)

@@ -23,6 +23,7 @@ class SearchConfig(AppConfig):
         timeline_notice_register(index_lag_notice)
         task_abandoned_register(tasks.vectors_embed, tasks.vectors_embed_abandoned)
         web_startup_register(embedder_load_async)
+        web_startup_register(tasks.vectors_warm_in_background)
         sidecar_register(
             Sidecar(name="vectors", command=vector_server_command, ready=vector_server_answering)
         )

@@ -294,9 +294,15 @@ SEMANTIC_MAX_RESULTS = 1000
 # Reciprocal rank fusion: a result's hybrid score is the sum over the sides that found it of
 # 1 / (RRF_K + its rank there); 60 is the constant of the method's paper.
 RRF_K = 60
-# How semantic_ranked reads a day the filters keep part of (see there). Measured on a day of 33k
-# entries in a 1M index: frame_id $in with 2,000 ids 17 ms, with 8,000 32 ms; the nearest 4,000
-# entries (ids and distances) 15 ms.
+# How semantic_ranked reads a day's collection. Entries read per frame wanted: a screen's text is
+# 4.6 chunks on average (128-token chunks of real screens), and chunks of one frame near the
+# query come together.
+ENTRIES_PER_FRAME = 4
+# Measured over the vector server's HTTP API on a day of 3,300 frames (15k entries): the nearest
+# k entries (ids and distances) cost about 2 + 0.0035*k ms; a search among m frames by id
+# (frame_id $in) about 7 + 0.011*m ms whatever k. A partly kept day is read the cheaper way.
+OPEN_COST_MS = (2.0, 0.0035)
+IDS_COST_MS = (7.0, 0.011)
 VECTOR_IDS_MAX = 2000
 VECTOR_IDS_EXACT = 8000
 OVERFETCH_MAX = 16_000
@@ -412,6 +418,10 @@ def _frames_admitted(cursor, filters: Filters, frame_ids: list[int]) -> set[int]
     return {row[0] for row in cursor.fetchall()}
 
 
+def _cost(model: tuple[float, float], size: int) -> float:
+    return model[0] + model[1] * size
+
+
 def _day_nearest(
     cursor, *, key: str, day: int, embedding: list[float], filters: Filters, n: int, frame_ids: list[int] | None, fetch: int, admit: bool
 ) -> tuple[list[VectorHit], bool]:
@@ -440,12 +450,12 @@ def semantic_ranked(*, q: str, filters: Filters, n: int) -> list[tuple[int, floa
     The index has one collection per UTC day; the SQL filters decide which frames count, the
     same as for keyword search. For each day of the range:
     - the filters keep the whole day: its collection is searched whole;
-    - they keep at most VECTOR_IDS_MAX frames: the search runs on those frames alone (their
-      ids inside the vector query);
-    - else it reads the day's nearest entries, over-fetched by the share of frames kept, and
-      keeps the admitted ones; when that leaves too few while what it read is still near
-      enough to count, it reads 4x more (up to OVERFETCH_MAX entries), then searches the kept
-      frames by id when there are at most VECTOR_IDS_EXACT of them.
+    - else, the cheaper of two reads (by the measured costs OPEN_COST_MS and IDS_COST_MS):
+      the search on the kept frames alone (at most VECTOR_IDS_MAX, their ids inside the vector
+      query), or the day's nearest entries, over-fetched by the share of frames kept, keeping
+      the admitted ones; when that leaves too few while what it read is still near enough to
+      count, it reads 4x more (up to OVERFETCH_MAX entries), then searches the kept frames by
+      id when there are at most VECTOR_IDS_EXACT of them.
     Whatever it returns is exact (the nearest admitted frames, in order); only a day that keeps
     more than VECTOR_IDS_EXACT frames, none of them among its OVERFETCH_MAX nearest entries,
     can give fewer than n. Chroma's own time filter is never used: its metadata index spans
@@ -461,7 +471,7 @@ def semantic_ranked(*, q: str, filters: Filters, n: int) -> list[tuple[int, floa
         return []
     embedding = embed_query(q)
     cutoff = settings.SEMANTIC_MAX_DISTANCE
-    chunks_wanted = n * 2  # a frame may have several chunks near the query
+    entries_wanted = n * ENTRIES_PER_FRAME
     best: dict[int, float] = {}
     with connection.cursor() as cursor:
         for day in sorted(days, reverse=True):
@@ -472,20 +482,39 @@ def semantic_ranked(*, q: str, filters: Filters, n: int) -> list[tuple[int, floa
                 continue
             in_day = _count(cursor, Filters(start_time=day_lo / 1000, end_time=day_hi / 1000, end_inclusive=False))
             read = partial(_day_nearest, cursor, key=key, day=day, embedding=embedding, filters=day_filters, n=n)
+            fetch = min(math.ceil(entries_wanted * in_day / kept), OVERFETCH_MAX)
             if kept >= in_day and not filters.narrowed():
-                hits, _ = read(frame_ids=None, fetch=chunks_wanted, admit=False)
-            elif kept <= VECTOR_IDS_MAX:
-                hits, _ = read(frame_ids=_ids(cursor, day_filters), fetch=chunks_wanted, admit=False)
+                hits, _ = read(frame_ids=None, fetch=entries_wanted, admit=False)
+            elif kept <= VECTOR_IDS_MAX and _cost(IDS_COST_MS, kept) < _cost(OPEN_COST_MS, fetch):
+                hits, _ = read(frame_ids=_ids(cursor, day_filters), fetch=entries_wanted, admit=False)
             else:
-                fetch = min(max(chunks_wanted, math.ceil(chunks_wanted * in_day / kept * 2)), OVERFETCH_MAX)
                 hits, short = read(frame_ids=None, fetch=fetch, admit=True)
                 if short and kept <= VECTOR_IDS_EXACT:
-                    hits, _ = read(frame_ids=_ids(cursor, day_filters), fetch=chunks_wanted, admit=False)
+                    hits, _ = read(frame_ids=_ids(cursor, day_filters), fetch=entries_wanted, admit=False)
             for hit in hits:
                 if hit.distance < best.get(hit.frame_id, 9.0):
                     best[hit.frame_id] = hit.distance
     ranked = sorted(best.items(), key=lambda item: (item[1], -item[0]))
     return [(frame_id, distance) for frame_id, distance in ranked if distance <= cutoff][:n]
+
+
+# The days whose vector collections a web server has the index load when it starts.
+WARM_DAYS = 7
+
+
+def vectors_warm(*, days: int = WARM_DAYS) -> int:
+    """Have the vector index load the collections of the last `days` days that hold vectors: the
+    first search of a day after the index starts reads its collection from disk (bench/
+    search_hybrid.py measures it), and recent days are what people search most. Returns how
+    many it read."""
+    key = embedder_info().key
+    present = days_present(embedder_key=key, expect_day=day_of(int(time.time() * 1000)))
+    if not present:
+        return 0
+    embedding = embed_query("what was on my screen")
+    for day in present[-days:]:
+        day_query(embedder_key=key, day=day, embedding=embedding, n=1)
+    return len(present[-days:])
 
 
 def _count(cursor, filters: Filters) -> int:

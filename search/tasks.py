@@ -1,9 +1,11 @@
 import logging
+import threading
 
 from django_tasks import task
 
 from search.embeddings import EmbeddingError, embedder_warm_up
 from search.services import frames_vectors_requeue, vectors_embed_enqueue, vectors_embed_pending
+from search.selectors import vectors_warm
 from search.vectors import VectorError
 
 logger = logging.getLogger(__name__)
@@ -43,3 +45,17 @@ def vectors_lost_requeue() -> str | None:
 def embedder_ready_line() -> str:
     """Worker start-up: load the embedding model before the first frame."""
     return embedder_warm_up()
+
+
+def _vectors_warm() -> None:
+    try:
+        count = vectors_warm()
+    except (EmbeddingError, VectorError) as exc:
+        logger.info("The vector index was not warmed up: %s", exc)
+    else:
+        logger.info("Vector index: the collections of the last %s days with vectors are loaded", count)
+
+
+def vectors_warm_in_background() -> None:
+    """Web start-up: warm the vector index for recent days without delaying the server."""
+    threading.Thread(target=_vectors_warm, name="vectors-warm", daemon=True).start()
