@@ -47,7 +47,10 @@ def _query(request: HttpRequest, payload: ChatIn) -> ChatQuery:
         zone = request_timezone(request)
     if payload.session_id is not None:
         selectors.chat_session_get(session_id=payload.session_id)
-    return ChatQuery(message=payload.message.strip(), filters=filters, zone=zone, session_id=payload.session_id, mode=mode.name)
+    return ChatQuery(
+        message=payload.message.strip(), filters=filters, zone=zone, session_id=payload.session_id, mode=mode.name,
+        origin=request.build_absolute_uri("/"),
+    )
 
 
 @router.post("/chat", response={200: ChatOut, 400: ErrorOut, 401: ErrorOut, 404: ErrorOut, 502: ErrorOut})

@@ -70,6 +70,7 @@ class DroppedReason(models.TextChoices):
     NOT_FOUND = "not found"
     OUTSIDE_RANGE = "outside range"
     NOT_IN_CONTEXT = "not in context"
+    NOT_RETURNED = "not returned by a search"  # agent mode: no tool result of that turn returned it
 
 
 class Citation(models.Model):

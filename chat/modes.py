@@ -19,6 +19,7 @@ class ChatQuery:
     zone: ZoneInfo
     session_id: int | None = None
     mode: str = "summary"
+    origin: str = ""  # the address the question came in on (http://host:port), for modes that call the API back
 
 
 class ChatFailed(Exception):

@@ -43,8 +43,8 @@ class DroppedOut(Schema):
 
 
 class TimingsOut(Schema):
-    retrieval_ms: int
-    llm_ms: int
+    retrieval_ms: int | None = None
+    llm_ms: int | None = None
     total_ms: int
 
 
@@ -55,11 +55,13 @@ class ChatOut(Schema):
     model: str
     answer_md: str
     answer_html: str
-    time_range: TimeRangeOut
+    time_range: TimeRangeOut | None = Field(description="The range asked about; none for an agent question without one.")
     evidence: list[EvidenceOut]
     dropped: list[DroppedOut]
-    frames_in_range: int
-    frames_sampled: int
+    frames_in_range: int | None = Field(None, description="Summary mode: frames captured in the range.")
+    frames_sampled: int | None = Field(None, description="Summary mode: frames the model was given.")
+    turn_id: int | None = Field(None, description="Agent mode: the turn, with its tool calls at /api/v1/chat/turns/{id}.")
+    tool_calls: int | None = Field(None, description="Agent mode: tool calls the agent made.")
     timings: TimingsOut
 
 

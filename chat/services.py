@@ -312,7 +312,7 @@ def summary_answer_stream(query: ChatQuery) -> Iterator[tuple[str, dict]]:
     )
 
 
-SUMMARY = AnswerMode(name=ChatMode.SUMMARY, stream=summary_answer_stream, needs_range=True, description="a summary of a time range")
+SUMMARY = AnswerMode(name=ChatMode.SUMMARY.value, stream=summary_answer_stream, needs_range=True, description="a summary of a time range")
 
 
 def chat_answer_stream(*, query: ChatQuery) -> Iterator[tuple[str, dict]]:

@@ -8,6 +8,7 @@ from django.shortcuts import redirect
 from ninja import NinjaAPI
 from ninja.errors import AuthenticationError, HttpError, ValidationError
 
+from agent_bridge.api import router as agent_router
 from chat.api import router as chat_router
 from frames.api import router as frames_router
 from myrecall.auth import API_AUTH, BearerToken
@@ -44,6 +45,7 @@ api = NinjaAPI(
 api.add_router("/", frames_router)
 api.add_router("/", search_router)
 api.add_router("/", chat_router)
+api.add_router("/", agent_router)
 
 
 @api.exception_handler(ApplicationError)

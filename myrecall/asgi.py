@@ -9,6 +9,7 @@ from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
+from agent_bridge.routing import websocket_urlpatterns as agent_websockets  # noqa: E402
 from frames.routing import websocket_urlpatterns as frames_websockets  # noqa: E402
 from myrecall.worker_hooks import web_startup_hooks  # noqa: E402
 
@@ -16,7 +17,7 @@ for hook in web_startup_hooks:
     hook()
 
 # Each app's websocket routes, in pipeline order.
-websocket_urlpatterns = [*frames_websockets]
+websocket_urlpatterns = [*frames_websockets, *agent_websockets]
 
 application = ProtocolTypeRouter(
     {

@@ -47,6 +47,13 @@ env = environ.Env(
     LLM_TIMEOUT_S=(float, 60.0),
     LLM_FIRST_CHUNK_TIMEOUT_S=(float, 20.0),
     LLM_MAX_RETRIES=(int, 1),
+    LLM_CONTEXT_WINDOW=(int, 32000),
+    LLM_MAX_TOKENS=(int, 4096),
+    AGENT_PI_BINARY=(str, ""),
+    AGENT_TURN_START_TIMEOUT_S=(float, 15.0),
+    AGENT_TURN_TIMEOUT_S=(float, 180.0),
+    AGENT_MAX_RESTARTS=(int, 5),
+    AGENT_API_URL=(str, ""),
 )
 if (BASE_DIR / ".env").exists():
     environ.Env.read_env(BASE_DIR / ".env", overwrite=False)
@@ -234,6 +241,18 @@ LLM_MODEL = env("LLM_MODEL")
 LLM_TIMEOUT_S = env("LLM_TIMEOUT_S")
 LLM_FIRST_CHUNK_TIMEOUT_S = env("LLM_FIRST_CHUNK_TIMEOUT_S")
 LLM_MAX_RETRIES = env("LLM_MAX_RETRIES")
+# The agent (Pi, agent mode of the chat) talks to the same LLM; the model's window and answer size for Pi.
+LLM_CONTEXT_WINDOW = env("LLM_CONTEXT_WINDOW")
+LLM_MAX_TOKENS = env("LLM_MAX_TOKENS")
+# The Pi binary: the project's pinned one (node_modules/.bin/pi) unless a path or command is given.
+AGENT_PI_BINARY = env("AGENT_PI_BINARY")
+# Watchdogs of an agent turn: no event this long after the question, or the whole turn this long.
+AGENT_TURN_START_TIMEOUT_S = env("AGENT_TURN_START_TIMEOUT_S")
+AGENT_TURN_TIMEOUT_S = env("AGENT_TURN_TIMEOUT_S")
+# Restarts in a row after Pi exits (with backoff 1, 2, 4, 8, 16 s); any event from Pi resets the count.
+AGENT_MAX_RESTARTS = env("AGENT_MAX_RESTARTS")
+# Where the agent's skills reach MyRecall's API; by default the address the question came in on.
+AGENT_API_URL = env("AGENT_API_URL")
 
 LOGGING = {
     "version": 1,

@@ -182,7 +182,7 @@ def test_follow_ups_send_the_previous_turns(api, fake_llm, hour):
         ({"start_time": -5}, 400, "start_time must be epoch seconds"),
         ({"start_time": 0, "end_time": 40 * 86400}, 400, "longer than 31 days"),
         ({"timezone": "Mars/Olympus"}, 400, "Unknown timezone"),
-        ({"mode": "agent"}, 400, "mode=agent is not available"),
+        ({"mode": "agent"}, 503, "Agent mode needs a model"),  # no LLM configured here
         ({"mode": "poetry"}, 400, "Invalid input: mode"),
         ({"message": ""}, 400, "Invalid input: message"),
         ({"message": "   "}, 400, "message is empty"),

@@ -1,0 +1,24 @@
+from django.http import HttpRequest
+from ninja import Router
+
+from agent_bridge import selectors, services
+from agent_bridge.schemas import TurnOut
+from myrecall.schemas import ErrorOut
+
+router = Router(tags=["chat"])
+
+
+@router.get("/chat/turns/{turn_id}", response={200: TurnOut, 401: ErrorOut, 404: ErrorOut})
+def chat_turn(request: HttpRequest, turn_id: int):
+    """An agent turn as it runs or as it ended: pending, running, done, failed, cancelled or
+    timed_out; when Pi last sent an event; and the audit log of its tool calls (the command, the
+    start of the result, the frames it returned)."""
+    return selectors.agent_turn_detail(turn_id=turn_id)
+
+
+@router.post("/chat/turns/{turn_id}/abort", response={200: TurnOut, 401: ErrorOut, 403: ErrorOut, 404: ErrorOut})
+def chat_turn_abort(request: HttpRequest, turn_id: int):
+    """Stop a running agent turn (Pi's abort). The turn ends as cancelled and the agent stays
+    ready for the next question; a turn that already ended is left as it is."""
+    services.agent_abort(turn_id=turn_id)
+    return selectors.agent_turn_detail(turn_id=turn_id)

@@ -1,0 +1,97 @@
+"""The Chat page's live agent turn over a websocket (ws/chat/agent/).
+
+The page sends {"action": "ask", "message", "session_id"?, "start_time"?, "end_time"?,
+"timezone"?} and {"action": "abort", "turn_id"}. The turn runs in a thread (the same events as
+the API's SSE stream: "start", Pi's own events, then "final" or "error"); each event reaches
+this socket through the channel layer as {"event", "data"}."""
+
+import json
+import logging
+import threading
+
+from asgiref.sync import async_to_sync, sync_to_async
+from channels.generic.websocket import AsyncWebsocketConsumer
+from channels.layers import get_channel_layer
+from django.db import close_old_connections, connections
+
+from agent_bridge.services import agent_abort
+from chat.modes import ChatQuery
+from chat.services import chat_answer_stream
+from myrecall.errors import ApplicationError
+from myrecall.timezones import DEFAULT_TZ, TZ_COOKIE, timezone_parse
+from search.filters import filters_parse
+
+logger = logging.getLogger(__name__)
+
+
+def _turn_run(channel_name: str, query: ChatQuery) -> None:
+    """Run one turn and send each of its events to the socket (a thread of its own)."""
+    layer = get_channel_layer()
+    send = async_to_sync(layer.send)
+    close_old_connections()
+    try:
+        for event, data in chat_answer_stream(query=query):
+            send(channel_name, {"type": "turn.event", "event": event, "data": data})
+    except ApplicationError as exc:
+        send(channel_name, {"type": "turn.event", "event": "error", "data": {"message": exc.message, **exc.extra}})
+    except Exception:
+        logger.exception("Agent turn over the websocket failed")
+        send(channel_name, {"type": "turn.event", "event": "error", "data": {"message": "Internal error; see the server log."}})
+    finally:
+        connections.close_all()
+
+
+class AgentChatConsumer(AsyncWebsocketConsumer):
+    async def connect(self):
+        if not self.scope["user"].is_authenticated:
+            await self.close(code=4401)
+            return
+        self.zone = timezone_parse(self.scope.get("cookies", {}).get(TZ_COOKIE)) or timezone_parse(DEFAULT_TZ)
+        headers = dict(self.scope.get("headers") or [])
+        host = headers.get(b"host", b"127.0.0.1").decode("latin-1")
+        self.origin = f"http://{host}/"
+        await self.accept()
+
+    async def receive(self, text_data=None, bytes_data=None):
+        try:
+            message = json.loads(text_data or "{}")
+        except ValueError:
+            await self._error("Not JSON.")
+            return
+        action = message.get("action") if isinstance(message, dict) else None
+        if action == "abort":
+            turn_id = message.get("turn_id")
+            if isinstance(turn_id, int):
+                try:
+                    await sync_to_async(agent_abort)(turn_id=turn_id)
+                except ApplicationError as exc:
+                    await self._error(exc.message)
+            return
+        if action != "ask":
+            await self._error("Unknown action; send ask or abort.")
+            return
+        try:
+            query = await sync_to_async(self._query)(message)
+        except ApplicationError as exc:
+            await self._error(exc.message)
+            return
+        threading.Thread(target=_turn_run, args=(self.channel_name, query), name="agent-turn-ws", daemon=True).start()
+
+    def _query(self, message: dict) -> ChatQuery:
+        text = str(message.get("message") or "").strip()
+        if not text:
+            raise ApplicationError("message is empty.", extra={"field": "message"})
+        filters = None
+        if message.get("start_time") is not None:
+            filters = filters_parse(
+                start_time=message.get("start_time"), end_time=message.get("end_time"), allow_empty=False, end_inclusive=False
+            )
+        zone = timezone_parse(message.get("timezone")) or self.zone
+        session_id = message.get("session_id") if isinstance(message.get("session_id"), int) else None
+        return ChatQuery(message=text, filters=filters, zone=zone, session_id=session_id, mode="agent", origin=self.origin)
+
+    async def turn_event(self, event):
+        await self.send(text_data=json.dumps({"event": event["event"], "data": event["data"]}, ensure_ascii=False))
+
+    async def _error(self, message: str):
+        await self.send(text_data=json.dumps({"event": "error", "data": {"message": message}}))

@@ -1,0 +1,411 @@
+"""Agent answers: a question put to the Pi sidecar, its events passed on live, its answer's
+citations validated and stored (seed 000; seed 003's turn state).
+
+`agent_answer_stream` is the chat's "agent" mode (registered in AgentBridgeConfig.ready). It
+yields ("start", ...), then each of Pi's events as Pi wrote it (its type as the event name,
+agent_bridge.events' wire form), then the app's own ("final", payload) with the validated
+citations, or ("error", {message, ...}). Every turn is an AgentTurn row with its status, the
+time of Pi's last event and an audit log of its tool calls (AgentToolCall).
+
+A citation counts only if the frame exists, lies in the range the user gave (when one was
+given) and a tool result of the same turn returned it; the rest are dropped with the reason,
+with the claims they alone supported. An answer whose tools found frames but that cites none
+of them is not shown as a finding: the frames the searches returned are listed instead.
+
+The watchdogs: no event AGENT_TURN_START_TIMEOUT_S after the question, or a turn longer than
+AGENT_TURN_TIMEOUT_S: the turn is aborted (Pi's abort; Pi is killed and restarted when it does
+not stop) and the user is told. One turn at a time per web process: a second question meanwhile
+gets 409."""
+
+import logging
+import os
+import queue
+import re
+import threading
+import time
+import weakref
+from collections.abc import Iterator
+from datetime import datetime
+from datetime import timezone as dt_timezone
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from agent_bridge.events import AgentEnd, AutoRetryEnd, AutoRetryStart, MessageStart, PiEvent, Response, ToolEnd, ToolStart
+from agent_bridge.manager import AgentManager, ProcessExited
+from agent_bridge.models import AgentToolCall, AgentTurn, TurnStatus
+from agent_bridge.process import AgentUnavailable, PiSetup, pi_binary
+from agent_bridge.prompts import agent_question, agent_system_prompt
+from chat.citations import ValidatedAnswer, citations_validate
+from chat.evidence import FRAME_FIELDS, SampledFrame, sampled_frame
+from chat.models import ChatMessage, ChatStatus, DroppedReason
+from chat.modes import AnswerMode, ChatQuery
+from chat.sampling import ocr_truncate
+from chat.services import answer_fail, answer_final, answer_store, turn_open
+from frames.models import Frame
+from myrecall.errors import ApplicationError, NotFound
+from myrecall.models import ApiToken
+from myrecall.selectors import pid_alive
+from myrecall.services import api_token_create
+from myrecall.timezones import timezone_parse
+
+logger = logging.getLogger(__name__)
+
+TOKEN_NAME = "agent (web process {pid})"
+RESULT_CHARS = 2000  # of a tool result kept in the audit log
+PROMPT_REPLY_S = 10.0
+ABORT_WAIT_S = 5.0
+RETRY_WAIT_S = 3.0  # after a failed run, how long Pi may take to announce its own retry
+EVENT_WRITE_EVERY_S = 1.0  # last_event_at is written at most this often (text deltas come by the hundred)
+FALLBACK_FRAMES = 8
+_FRAME_ID = re.compile(r'"frame_id"\s*:\s*(\d{1,18})|myrecall://frame/(\d{1,18})', re.IGNORECASE)
+
+_manager: AgentManager | None = None
+_manager_lock = threading.Lock()
+# Given to Pi when it starts, from the first question this process gets (or the settings):
+# where the skills reach the API, and the user's timezone (for `date`).
+_start = {"api_url": "", "zone": "UTC"}
+_session_of_context: int | None = None  # the chat whose turns Pi's conversation holds
+
+
+# -- the process ------------------------------------------------------------------------------
+
+
+def agent_unready_reason() -> str | None:
+    """Why agent mode cannot answer here, with what to do; None when it can try."""
+    if not settings.LLM_BASE_URL or not settings.LLM_MODEL:
+        return (
+            "Agent mode needs a model: set LLM_BASE_URL and LLM_MODEL (any OpenAI-compatible endpoint, "
+            "see the README's 'Point it at an LLM') and restart MyRecall. Summary mode works without one."
+        )
+    if pi_binary(settings.AGENT_PI_BINARY, settings.BASE_DIR) is None:
+        return (
+            "Agent mode needs the Pi agent, which is not installed: run the setup command from the README "
+            "again (it installs Pi with npm; Node 20.6 or newer is needed)."
+        )
+    return None
+
+
+@transaction.atomic
+def agent_token_issue() -> str:
+    """A read-only API token for this web process's agent, made now; the tokens of agents whose
+    web process is gone are deleted."""
+    prefix = TOKEN_NAME.split("{")[0]
+    for token in ApiToken.objects.filter(name__startswith=prefix, read_only=True):
+        pid = re.search(r"(\d+)\)$", token.name)
+        if pid is None or int(pid.group(1)) == os.getpid() or not pid_alive(int(pid.group(1))):
+            token.delete()
+    _, raw = api_token_create(name=TOKEN_NAME.format(pid=os.getpid()), read_only=True)
+    return raw
+
+
+def agent_token_revoke() -> None:
+    ApiToken.objects.filter(name=TOKEN_NAME.format(pid=os.getpid()), read_only=True).delete()
+
+
+def _setup() -> PiSetup:
+    binary = pi_binary(settings.AGENT_PI_BINARY, settings.BASE_DIR)
+    if binary is None:
+        raise AgentUnavailable(agent_unready_reason() or "Pi is not installed.")
+    zone = timezone_parse(_start["zone"]) or ZoneInfo("UTC")
+    return PiSetup(
+        binary=binary,
+        home=settings.DATA_DIR / "agent" / f"pi-{os.getpid()}",
+        model=settings.LLM_MODEL,
+        llm_base_url=settings.LLM_BASE_URL,
+        llm_api_key=settings.LLM_API_KEY,
+        context_window=settings.LLM_CONTEXT_WINDOW,
+        max_tokens=settings.LLM_MAX_TOKENS,
+        system_prompt=agent_system_prompt(now=timezone.now(), zone=zone),
+        skills=tuple(sorted(path.parent for path in (Path(settings.BASE_DIR) / "skills").glob("*/SKILL.md"))),
+        env={
+            "MYRECALL_URL": _start["api_url"].rstrip("/"),
+            "MYRECALL_TOKEN": agent_token_issue(),
+            "MYRECALL_TIMEZONE": zone.key,
+            "TZ": zone.key,
+        },
+    )
+
+
+def agent_manager() -> AgentManager:
+    """This web process's agent manager (Pi starts on first use)."""
+    global _manager
+    with _manager_lock:
+        if _manager is None:
+            _manager = AgentManager(_setup, max_restarts=settings.AGENT_MAX_RESTARTS)
+        return _manager
+
+
+def agent_stop() -> None:
+    """Stop this process's Pi and revoke its token (the web server is stopping)."""
+    global _manager
+    with _manager_lock:
+        manager, _manager = _manager, None
+    if manager is not None:
+        manager.stop()
+        try:
+            agent_token_revoke()
+        except Exception:  # the database may be gone at exit
+            logger.debug("The agent's token was not revoked at exit", exc_info=True)
+
+
+# -- turn state -------------------------------------------------------------------------------
+
+
+def _turn_update(turn: AgentTurn, **fields) -> None:
+    for name, value in fields.items():
+        setattr(turn, name, value)
+    AgentTurn.objects.filter(pk=turn.pk).update(**fields)
+
+
+def _frame_ids(text: str) -> list[int]:
+    return list(dict.fromkeys(int(a or b) for a, b in _FRAME_ID.findall(text)))
+
+
+def _tool_started(turn: AgentTurn, event: ToolStart) -> None:
+    command = event.args.get("command") or event.args.get("path") or str(event.args)
+    AgentToolCall.objects.create(turn=turn, call_id=event.call_id, tool=event.tool, command=str(command), started_at=timezone.now())
+    _turn_update(turn, tool_calls=turn.tool_calls + 1)
+
+
+def _tool_ended(turn: AgentTurn, event: ToolEnd) -> list[int]:
+    """Record what the call returned; the frame ids in it (none from a failed call)."""
+    ids = [] if event.is_error else _frame_ids(event.text)
+    updated = AgentToolCall.objects.filter(turn=turn, call_id=event.call_id).update(
+        result=event.text[:RESULT_CHARS], result_chars=len(event.text), is_error=event.is_error, frame_ids=ids, finished_at=timezone.now()
+    )
+    if not updated:  # an end without its start: keep it in the log anyway
+        AgentToolCall.objects.create(
+            turn=turn, call_id=event.call_id, tool=event.tool, command="", result=event.text[:RESULT_CHARS],
+            result_chars=len(event.text), is_error=event.is_error, frame_ids=ids, started_at=timezone.now(), finished_at=timezone.now(),
+        )
+    return ids
+
+
+# -- the answer -------------------------------------------------------------------------------
+
+
+def _frames_for(frame_ids) -> dict[int, SampledFrame]:
+    rows = Frame.objects.filter(id__in=list(frame_ids)).values(*FRAME_FIELDS, "ocr__text")
+    return {row["id"]: sampled_frame(row, snippet=ocr_truncate(text=row["ocr__text"] or "")) for row in rows}
+
+
+def _validate(query: ChatQuery, text: str, returned: list[int], frames: dict[int, SampledFrame]) -> ValidatedAnswer:
+    """The answer's citations checked (exists, in the range when one was given, returned by a
+    tool of this turn). When the tools returned frames and the answer cites none of them, the
+    answer is not shown as a finding; the frames found are listed, verified the same way."""
+    bounds = {}
+    if query.filters is not None:
+        bounds = {
+            "start_time": datetime.fromtimestamp(query.filters.start_time, tz=dt_timezone.utc),
+            "end_time": datetime.fromtimestamp(query.filters.end_time, tz=dt_timezone.utc),
+        }
+    check = {"context_ids": set(returned), "zone": query.zone, "outside_context": DroppedReason.NOT_RETURNED, **bounds}
+    validated = citations_validate(answer_md=text, **check)
+    if validated.valid_ids or not frames:
+        return validated
+    found = sorted(frames.values(), key=lambda f: (f.timestamp, f.frame_id))[:FALLBACK_FRAMES]
+    listing = "\n".join(
+        f"- [{f.timestamp.astimezone(query.zone):%H:%M}](myrecall://frame/{f.frame_id}) {f.app_name or 'unknown app'}"
+        + (f" — {f.window_name}" if f.window_name else "")
+        + (f": {f.ocr_snippet}" if f.ocr_snippet else "")
+        for f in found
+    )
+    fallback = citations_validate(answer_md=listing, **check)
+    note = (
+        "*The agent's answer cited none of the frames its searches returned, so it is not shown: nothing "
+        "supports it. These are the frames it found:*"
+    )
+    return ValidatedAnswer(answer_md=note + "\n\n" + fallback.answer_md, citations=validated.citations + fallback.citations)
+
+
+def agent_answer_stream(query: ChatQuery) -> Iterator[tuple[str, dict]]:
+    """The chat's agent mode: checked now (a clear 503 or 409 before anything is stored), then
+    the turn's events."""
+    reason = agent_unready_reason()
+    if reason:
+        raise ApplicationError(reason, status_code=503)
+    try:
+        release = agent_manager().turn_claim()
+    except AgentUnavailable as exc:
+        raise ApplicationError(exc.message, status_code=exc.status_code) from exc
+    events = _turn_events(query, release)
+    weakref.finalize(events, release)  # a turn that never runs gives the agent back too
+    return events
+
+
+def _fail(turn: AgentTurn, reply: ChatMessage, status: str, message: str, text: str, started: float) -> dict:
+    ms = int((time.monotonic() - started) * 1000)
+    answer_fail(reply=reply, message=message, raw=text, llm_ms=ms, total_ms=ms)
+    _turn_update(turn, status=status, error=message, finished_at=timezone.now())
+    return {"message": message, "session_id": reply.session_id, "message_id": reply.id, "turn_id": turn.id, "status": status}
+
+
+def _turn_events(query: ChatQuery, release) -> Iterator[tuple[str, dict]]:
+    """The turn, holding the agent until it ends (`release` gives it back)."""
+    try:
+        yield from _turn(query)
+    finally:
+        release()
+
+
+def _turn(query: ChatQuery) -> Iterator[tuple[str, dict]]:
+    global _session_of_context
+    started = time.monotonic()
+    manager = agent_manager()
+    bounds = (None, None)
+    if query.filters is not None:
+        bounds = tuple(datetime.fromtimestamp(t, tz=dt_timezone.utc) for t in (query.filters.start_time, query.filters.end_time))
+    session, _, reply = turn_open(query=query, model_name=f"pi:{settings.LLM_MODEL}", start_time=bounds[0], end_time=bounds[1])
+    turn = AgentTurn.objects.create(message=reply)
+    text = ""
+    try:
+        with manager.listen() as events:
+            if manager.process is None:
+                _start.update(api_url=settings.AGENT_API_URL or query.origin or "http://127.0.0.1:8000", zone=query.zone.key)
+            process = manager.ensure()
+            _turn_update(turn, pi_pid=process.pid)
+            yield "start", {
+                "session_id": session.id, "message_id": reply.id, "turn_id": turn.id, "model": reply.model_name,
+                "time_range": {"start_time": query.filters.start_time, "end_time": query.filters.end_time, "timezone": query.zone.key}
+                if query.filters is not None else None,
+            }
+            if _session_of_context != session.id:
+                process.request({"type": "new_session"}, timeout=PROMPT_REPLY_S)
+                _session_of_context = session.id
+            prompt = agent_question(message=query.message, now=timezone.now(), zone=query.zone, start=bounds[0], end=bounds[1])
+            answer = process.request({"type": "prompt", "message": prompt}, timeout=PROMPT_REPLY_S)
+            if not answer.success:
+                yield "error", _fail(turn, reply, TurnStatus.FAILED, f"The agent refused the question: {answer.error}", "", started)
+                return
+            _turn_update(turn, status=TurnStatus.RUNNING, started_at=timezone.now())
+            outcome = yield from _follow(query, turn, events, started)
+    except AgentUnavailable as exc:
+        yield "error", _fail(turn, reply, TurnStatus.FAILED, exc.message, text, started)
+        return
+    except GeneratorExit:
+        _abort(manager)
+        _fail(turn, reply, TurnStatus.CANCELLED, "The answer was interrupted: the client went away.", text, started)
+        raise
+    except Exception:
+        logger.exception("Agent turn %s failed", turn.id)
+        yield "error", _fail(turn, reply, TurnStatus.FAILED, "Internal error while the agent answered; see the server log.", text, started)
+        return
+    status, message, text, returned = outcome
+    if status != TurnStatus.DONE:
+        yield "error", _fail(turn, reply, status, message, text, started)
+        return
+    frames = _frames_for(returned)
+    validated = _validate(query, text, returned, frames)
+    total_ms = int((time.monotonic() - started) * 1000)
+    evidence = answer_store(reply=reply, validated=validated, raw=text, frames_by_id=frames, llm_ms=total_ms, total_ms=total_ms)
+    _turn_update(turn, status=TurnStatus.DONE, finished_at=timezone.now())
+    yield "final", answer_final(
+        reply=reply, validated=validated, evidence=evidence, turn_id=turn.id, tool_calls=turn.tool_calls,
+        timings={"total_ms": total_ms},
+    )
+
+
+def _abort(manager: AgentManager) -> bool:
+    """Pi's abort; when Pi does not answer it, Pi is killed (the manager restarts it)."""
+    process = manager.process
+    if process is None or not process.alive:
+        return False
+    try:
+        process.request({"type": "abort"}, timeout=ABORT_WAIT_S)
+        return True
+    except AgentUnavailable:
+        logger.warning("Pi did not answer an abort; killing it")
+        process.kill()
+        return False
+
+
+def agent_abort(*, turn_id: int) -> AgentTurn:
+    """Stop a running turn (the page's Abort): Pi's abort; the turn ends as cancelled."""
+    turn = AgentTurn.objects.filter(pk=turn_id).first()
+    if turn is None:
+        raise NotFound(f"Agent turn {turn_id} does not exist.", extra={"turn_id": turn_id})
+    if turn.status in (TurnStatus.PENDING, TurnStatus.RUNNING):
+        manager = agent_manager()
+        manager.cancelled = turn.id
+        _abort(manager)
+    return turn
+
+
+def _follow(query: ChatQuery, turn: AgentTurn, events: queue.Queue, started: float):
+    """Pass Pi's events on until the turn ends; returns (status, message, text, frame ids returned)."""
+    first_deadline = started + settings.AGENT_TURN_START_TIMEOUT_S
+    deadline = started + settings.AGENT_TURN_TIMEOUT_S
+    seen_event = False
+    returned: list[int] = []
+    text = ""
+    pending_end: AgentEnd | None = None
+    pending_end_at = 0.0
+    last_write = 0.0
+    manager = agent_manager()
+    while True:
+        now = time.monotonic()
+        limit = min(deadline, first_deadline if not seen_event else deadline)
+        if pending_end is not None:
+            limit = min(limit, pending_end_at + RETRY_WAIT_S)
+        if now >= limit:
+            if pending_end is not None:  # no retry announced: the failed run was the last
+                return TurnStatus.FAILED, _model_failed(pending_end.error), text, returned
+            aborted = _abort(manager)
+            what = (
+                f"The agent did not start answering within {settings.AGENT_TURN_START_TIMEOUT_S:g} s"
+                if not seen_event
+                else f"The agent's answer took longer than {settings.AGENT_TURN_TIMEOUT_S:g} s"
+            )
+            tail = "; it was stopped and is ready for the next question." if aborted else "; it was restarted."
+            return TurnStatus.TIMED_OUT, what + tail, text, returned
+        try:
+            event: PiEvent = events.get(timeout=min(limit - now, 0.5))
+        except queue.Empty:
+            continue
+        if isinstance(event, ProcessExited):
+            return TurnStatus.FAILED, (
+                f"The agent stopped unexpectedly ({manager.last_exit or 'exit code ' + str(event.code)}); "
+                "it restarts by itself: ask again in a few seconds."
+            ), text, returned
+        if isinstance(event, Response):
+            continue  # replies to commands (ours are matched by id)
+        seen_event = True
+        now_wall = time.monotonic()
+        if now_wall - last_write >= EVENT_WRITE_EVERY_S:
+            _turn_update(turn, last_event_at=timezone.now(), events=turn.events + 1)
+            last_write = now_wall
+        else:
+            turn.events += 1
+        yield event.type, event.wire()
+        if isinstance(event, ToolStart):
+            _tool_started(turn, event)
+        elif isinstance(event, ToolEnd):
+            returned += [frame_id for frame_id in _tool_ended(turn, event) if frame_id not in returned]
+        elif isinstance(event, MessageStart) and event.role == "assistant":
+            pending_end = None
+        elif isinstance(event, AutoRetryStart):
+            pending_end = None
+        elif isinstance(event, AutoRetryEnd) and not event.success:
+            return TurnStatus.FAILED, _model_failed(event.error), text, returned
+        elif isinstance(event, AgentEnd):
+            _turn_update(turn, last_event_at=timezone.now(), events=turn.events)
+            if event.stop_reason == "aborted":
+                cancelled = getattr(manager, "cancelled", None) == turn.id
+                return (TurnStatus.CANCELLED, "Stopped: the question was aborted.", event.text, returned) if cancelled else (
+                    TurnStatus.TIMED_OUT, "The agent's turn was stopped.", event.text, returned
+                )
+            if event.stop_reason == "error":
+                pending_end, pending_end_at = event, time.monotonic()
+                continue
+            return TurnStatus.DONE, "", event.text, returned
+
+
+def _model_failed(error: str) -> str:
+    return f"The model did not answer the agent ({error or 'no reason given'}). Check LLM_BASE_URL and that the model server is up, then ask again."
+
+
+AGENT = AnswerMode(name="agent", stream=agent_answer_stream, needs_range=False, description="the Pi agent searches for itself")

@@ -1,0 +1,235 @@
+"""Agent mode end to end: the real `pi` binary run by a real `manage.py serve`, a scripted
+OpenAI-compatible model (tests/agent_bridge/fake_model.py) whose tool calls Pi runs with curl
+against that same server, through the skill's API and the agent's read-only token."""
+
+import json
+import os
+import signal
+import time
+
+import pytest
+import requests
+
+from bench.demo import frames_post_session, ocr_wait
+from bench.live import LiveServer
+from tests.agent_bridge.fake_model import FakeAgentModel, Step, bash, frame_ids_in, text, tool_results
+
+AUTH = '-H "Authorization: Bearer $MYRECALL_TOKEN"'
+TURN_TIMEOUT_S = 25
+
+
+@pytest.fixture(scope="module")
+def model():
+    server = FakeAgentModel().start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory, model):
+    env = {
+        "LLM_BASE_URL": model.base_url,
+        "LLM_MODEL": "fake-agent",
+        "LLM_API_KEY": "test-key",
+        "AGENT_TURN_TIMEOUT_S": str(TURN_TIMEOUT_S),
+    }
+    with LiveServer(tmp_path_factory.mktemp("agent") / "data", env=env) as live:
+        yield live
+
+
+@pytest.fixture(scope="module")
+def frames(server):
+    sent = frames_post_session(server=server, count=4, start=time.time() - 600, step_s=60)
+    ocr_wait(server=server, frame_ids=[f["frame_id"] for f in sent], timeout_s=300)
+    return [f["frame_id"] for f in sent]
+
+
+def events(response):
+    """(event, data) pairs as they arrive on the wire."""
+    name, data = None, []
+    for line in response.iter_lines(decode_unicode=True):
+        if line.startswith(":"):
+            continue
+        if line.startswith("event: "):
+            name = line[7:]
+        elif line.startswith("data: "):
+            data.append(line[6:])
+        elif line == "" and name:
+            yield name, json.loads("".join(data))
+            name, data = None, []
+
+
+def ask(server, message="What was I working on?", **extra) -> list[tuple[str, dict]]:
+    response = server.session.post(
+        f"{server.url}/api/v1/chat",
+        json={"message": message, "mode": "agent", "timezone": "UTC", **extra},
+        headers={"Accept": "text/event-stream"},
+        stream=True,
+        timeout=120,
+    )
+    assert response.status_code == 200, response.text
+    return list(events(response))
+
+
+def turn(server, turn_id: int) -> dict:
+    return server.session.get(f"{server.url}/api/v1/chat/turns/{turn_id}", timeout=30).json()
+
+
+def search_step() -> Step:
+    return bash(f'curl -s -G "$MYRECALL_URL/api/v1/search" {AUTH} --data-urlencode "q=" --data-urlencode "start_time=0" --data-urlencode "limit=2"')
+
+
+def test_a_question_runs_searches_streams_live_and_keeps_only_citations_its_searches_returned(server, model, frames):
+    def read_first(body):
+        found = frame_ids_in(tool_results(body)[-1])
+        return bash(f'curl -s "$MYRECALL_URL/api/v1/frames/{found[0]}/ocr" {AUTH}')
+
+    not_returned = min(frames)  # exists, but a browse with limit=2 returns the newest two
+
+    def answer(body):
+        found = frame_ids_in(tool_results(body)[1])
+        return text(
+            f"You were reading a screen [10:00](myrecall://frame/{found[0]}). "
+            f"You also saw something else [10:01](myrecall://frame/{not_returned}).\n"
+            f"- an invented one [11:00](myrecall://frame/987654321)"
+        )
+
+    write_attempt = bash(
+        f"curl -s -o /dev/null -w '%{{http_code}}' -X POST \"$MYRECALL_URL/api/v1/chat\" {AUTH} "
+        "-H 'Content-Type: application/json' -d '{\"message\": \"x\", \"start_time\": 0}'"
+    )
+    model.play(write_attempt, search_step(), read_first, answer)
+    got = ask(server)
+    kinds = [kind for kind, _ in got]
+    assert kinds[0] == "start" and kinds[-1] == "final", kinds
+    starts = [data for kind, data in got if kind == "tool_execution_start"]
+    assert len(starts) == 3 and all("curl" in data["args"]["command"] for data in starts)
+    assert any(kind == "message_update" and data["assistantMessageEvent"]["type"] == "text_delta" for kind, data in got)
+    assert all("partial" not in data.get("assistantMessageEvent", {}) for kind, data in got)
+    final = got[-1][1]
+    cited = frame_ids_in(json.dumps([{"frame_id": item["frame_id"]} for item in final["evidence"]]))
+    assert len(cited) == 1 and cited[0] in frames and cited[0] != not_returned
+    dropped = {item["frame_id"]: item["reason"] for item in final["dropped"]}
+    assert dropped == {not_returned: "not returned by a search", 987654321: "not found"}
+    assert "987654321" not in final["answer_md"] and f"frame/{not_returned}" not in final["answer_md"]
+    assert f"myrecall://frame/{cited[0]}" in final["answer_md"] and final["tool_calls"] == 3
+    # The turn's state and audit log; the agent's token could not write.
+    state = turn(server, final["turn_id"])
+    assert state["status"] == "done" and state["tool_calls"] == 3 and state["last_event_at"]
+    assert state["calls"][0]["result"].strip() == "403"
+    assert state["calls"][1]["frame_ids"] and "api/v1/search" in state["calls"][1]["command"]
+    # Stored like any chat answer.
+    stored = server.session.get(f"{server.url}/api/v1/chat/sessions/{final['session_id']}", timeout=30).json()
+    assert stored["messages"][-1]["mode"] == "agent" and stored["messages"][-1]["evidence"][0]["frame_id"] == cited[0]
+
+
+def test_without_sse_the_final_answer_comes_as_json(server, model, frames):
+    model.play(search_step(), lambda body: text(f"Seen [09:00](myrecall://frame/{frame_ids_in(tool_results(body)[-1])[0]})."))
+    response = server.session.post(
+        f"{server.url}/api/v1/chat", json={"message": "What did I see?", "mode": "agent"}, timeout=120
+    )
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert body["evidence"] and body["status"] == "done" and not body["dropped"]
+
+
+def test_abort_mid_stream_cancels_the_turn_and_the_next_question_works(server, model, frames):
+    model.play(text(" ".join(f"word{i}" for i in range(60)), chunk_interval_s=0.3))
+    got: list = []
+    response = server.session.post(
+        f"{server.url}/api/v1/chat",
+        json={"message": "Tell me slowly", "mode": "agent"},
+        headers={"Accept": "text/event-stream"},
+        stream=True,
+        timeout=120,
+    )
+    for kind, data in events(response):
+        got.append((kind, data))
+        if kind == "message_update" and data["assistantMessageEvent"]["type"] == "text_delta" and len(got) > 8:
+            aborted = server.session.post(f"{server.url}/api/v1/chat/turns/{got[0][1]['turn_id']}/abort", timeout=30)
+            assert aborted.status_code == 200
+    assert got[-1][0] == "error" and got[-1][1]["status"] == "cancelled"
+    assert turn(server, got[0][1]["turn_id"])["status"] == "cancelled"
+    model.play(text("Nothing was found in the last hour."))
+    assert ask(server)[-1][0] == "final"
+
+
+def test_a_second_question_while_one_runs_gets_409(server, model, frames):
+    model.play(text(" ".join(f"w{i}" for i in range(20)), chunk_interval_s=0.2))
+    response = server.session.post(
+        f"{server.url}/api/v1/chat", json={"message": "first", "mode": "agent"},
+        headers={"Accept": "text/event-stream"}, stream=True, timeout=120,
+    )
+    stream = events(response)
+    assert next(stream)[0] == "start"
+    second = server.session.post(f"{server.url}/api/v1/chat", json={"message": "again", "mode": "agent"}, timeout=30)
+    assert second.status_code == 409 and "still answering" in second.json()["message"]
+    assert list(stream)[-1][0] == "final"  # the first one was not disturbed
+
+
+def test_the_model_failing_gives_a_clear_error_after_pis_retries(server, model, frames):
+    model.play(*[Step(status=500)] * 20)
+    started = time.time()
+    got = ask(server)
+    assert got[-1][0] == "error" and "model did not answer" in got[-1][1]["message"]
+    assert time.time() - started < TURN_TIMEOUT_S + 10
+    assert turn(server, got[0][1]["turn_id"])["status"] == "failed"
+    model.play(text("Back."))
+    assert ask(server)[-1][0] == "final"
+
+
+def test_pi_killed_mid_turn_fails_clearly_restarts_and_the_next_question_works(server, model, frames):
+    model.play(Step(text="late", hang_s=60))
+    got: list = []
+    response = server.session.post(
+        f"{server.url}/api/v1/chat", json={"message": "hang", "mode": "agent"},
+        headers={"Accept": "text/event-stream"}, stream=True, timeout=120,
+    )
+    for kind, data in events(response):
+        got.append((kind, data))
+        if kind == "agent_start":
+            os.kill(turn(server, got[0][1]["turn_id"])["pi_pid"], signal.SIGKILL)
+    assert got[-1][0] == "error" and "stopped unexpectedly" in got[-1][1]["message"]
+    model.play(text("Alive again."))
+    deadline = time.time() + 30
+    while True:  # the manager restarts Pi after a short backoff; a question meanwhile starts it too
+        final = ask(server)[-1]
+        if final[0] == "final" or time.time() > deadline:
+            break
+        time.sleep(1)
+    assert final[0] == "final" and "Alive again" in final[1]["answer_md"]
+
+
+def test_a_turn_longer_than_the_watchdog_is_stopped_and_the_agent_stays_usable(server, model, frames):
+    model.play(Step(text="too late", hang_s=TURN_TIMEOUT_S + 30))
+    started = time.time()
+    got = ask(server)
+    assert got[-1][0] == "error" and got[-1][1]["status"] == "timed_out"
+    assert "longer than" in got[-1][1]["message"] and time.time() - started < TURN_TIMEOUT_S + 15
+    model.play(text("Ready."))
+    assert ask(server)[-1][0] == "final"
+
+
+def test_an_unreachable_model_gives_a_clear_error_after_pis_retries(tmp_path):
+    from bench.live import port_pick
+
+    closed = port_pick()  # nothing listens there
+    env = {"LLM_BASE_URL": f"http://127.0.0.1:{closed}/v1", "LLM_MODEL": "nowhere", "AGENT_TURN_TIMEOUT_S": "60"}
+    with LiveServer(tmp_path / "data", env=env) as live:
+        started = time.time()
+        got = ask(live)
+        assert got[-1][0] == "error" and "model did not answer" in got[-1][1]["message"], got[-1]
+        assert time.time() - started < 60
+        assert live.session.get(f"{live.url}/api/v1/chat/turns/{got[0][1]['turn_id']}", timeout=30).json()["status"] == "failed"
+
+
+def test_no_llm_configured_is_a_clear_503(tmp_path):
+    with LiveServer(tmp_path / "data", env={"LLM_BASE_URL": "", "LLM_MODEL": ""}) as live:
+        response = live.session.post(f"{live.url}/api/v1/chat", json={"message": "hi", "mode": "agent"}, timeout=30)
+        assert response.status_code == 503 and "LLM_BASE_URL" in response.json()["message"]
+        # Summary mode still answers.
+        response = live.session.post(
+            f"{live.url}/api/v1/chat", json={"message": "hi", "start_time": time.time() - 60}, timeout=60
+        )
+        assert response.status_code == 200
+    assert requests  # the live server is gone; nothing left running
