@@ -123,6 +123,55 @@ def test_a_question_runs_searches_streams_live_and_keeps_only_citations_its_sear
     assert stored["messages"][-1]["mode"] == "agent" and stored["messages"][-1]["evidence"][0]["frame_id"] == cited[0]
 
 
+def logged_in(server) -> requests.Session:
+    browser = requests.Session()
+    browser.get(server.url + "/login/", timeout=10)
+    password = (server.data_dir / "admin_password.txt").read_text().strip()
+    browser.post(
+        server.url + "/login/",
+        data={"username": "admin", "password": password, "csrfmiddlewaretoken": browser.cookies["csrftoken"]},
+        allow_redirects=False,
+        timeout=10,
+    )
+    return browser
+
+
+def test_the_chat_page_websocket_streams_the_same_turn_and_can_abort(server, model, frames):
+    import websocket  # websocket-client
+
+    cookies = "; ".join(f"{k}={v}" for k, v in logged_in(server).cookies.items())
+    ws_url = server.url.replace("http://", "ws://") + "/ws/chat/agent/"
+    refused = websocket.WebSocket()
+    with pytest.raises(websocket.WebSocketException):  # no login: closed at once
+        refused.connect(ws_url, origin=server.url, timeout=10)
+        refused.recv()
+    socket = websocket.create_connection(ws_url, cookie=cookies, origin=server.url, timeout=60)
+    try:
+        model.play(search_step(), lambda body: text(f"Seen [09:00](myrecall://frame/{frame_ids_in(tool_results(body)[-1])[0]})."))
+        socket.send(json.dumps({"action": "ask", "message": "What did I see?", "timezone": "UTC"}))
+        got = []
+        while not got or got[-1]["event"] not in ("final", "error"):
+            got.append(json.loads(socket.recv()))
+        kinds = [item["event"] for item in got]
+        assert kinds[0] == "start" and "tool_execution_start" in kinds and "tool_execution_end" in kinds, kinds
+        final = got[-1]["data"]
+        assert got[-1]["event"] == "final" and final["evidence"] and "thumb_url" in final["evidence"][0]
+        assert 'href="/frames/' in final["answer_html"]
+        # Abort from the page: the turn ends cancelled.
+        model.play(text(" ".join(f"word{i}" for i in range(60)), chunk_interval_s=0.3))
+        socket.send(json.dumps({"action": "ask", "message": "Slowly"}))
+        got = [json.loads(socket.recv())]
+        turn_id = got[0]["data"]["turn_id"]
+        socket.send(json.dumps({"action": "abort", "turn_id": turn_id}))
+        while got[-1]["event"] not in ("final", "error"):
+            got.append(json.loads(socket.recv()))
+        assert got[-1]["event"] == "error" and got[-1]["data"]["status"] == "cancelled"
+        socket.send("not json")
+        assert json.loads(socket.recv()) == {"event": "error", "data": {"message": "Not JSON."}}
+    finally:
+        socket.close()
+
+
 def test_without_sse_the_final_answer_comes_as_json(server, model, frames):
     model.play(search_step(), lambda body: text(f"Seen [09:00](myrecall://frame/{frame_ids_in(tool_results(body)[-1])[0]})."))
     response = server.session.post(
