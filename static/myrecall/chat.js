@@ -1,8 +1,11 @@
-// The chat page. An answer streams as server-sent events read with fetch() from
-// POST /api/v1/chat, not over Channels: the page is one more client of the endpoint API clients
-// use, so there is one code path (range checks, citation validation, storage) for both.
-// Model text only ever goes in as textContent; the one HTML taken from the server is the
-// final answer_html, which chat/rendering.py has sanitised.
+// The chat page. A summary streams as server-sent events read with fetch() from
+// POST /api/v1/chat: the page is one more client of the endpoint API clients use, so there is
+// one code path (range checks, citation validation, storage) for both. An agent answer streams
+// over the websocket ws/chat/agent/ (the same turn and events as the API's SSE stream): its
+// text as it is written, each tool call as a step that opens to show what came back, then the
+// answer with its evidence, like a summary; Abort stops it.
+// Model and tool text only ever goes in as textContent; the one HTML taken from the server is
+// the final answer_html, which chat/rendering.py has sanitised.
 (function () {
   "use strict";
   var root = document.getElementById("chat");
@@ -14,6 +17,9 @@
   var textarea = form.elements.message;
   var sessionId = root.dataset.sessionId ? Number(root.dataset.sessionId) : null;
   var busy = false;
+  var abort = document.getElementById("chat-abort");
+  var agentTurn = null;  // {answer, turnId, done} of the agent turn in progress
+  var socket = null;
 
   function pad(n) { return String(n).padStart(2, "0"); }
   function hhmm(date) { return pad(date.getHours()) + ":" + pad(date.getMinutes()); }
@@ -31,10 +37,12 @@
   }
 
   function preset() { return form.querySelector("input[name=preset]:checked").value; }
+  function mode() { return form.querySelector("input[name=mode]:checked").value; }
 
   // The chosen range as [start, end] Dates, read at this moment in the browser's local time.
   function chosenRange(now) {
     switch (preset()) {
+      case "any": return [null, null];
       case "hour": return [new Date(now.getTime() - 3600 * 1000), now];
       case "today": return [midnight(now, 0), now];
       case "yesterday": return [midnight(now, -1), midnight(now, 0)];
@@ -45,13 +53,16 @@
 
   // A preset shows its range in the From/To fields; editing them means a custom range.
   function showPreset() {
+    root.classList.toggle("agent-mode", mode() === "agent");
+    if (mode() === "summary" && preset() === "any") form.querySelector("input[name=preset][value=hour]").checked = true;
+    if (preset() === "any") { form.elements.start.value = ""; form.elements.end.value = ""; return; }
     if (preset() === "custom") return;
     var range = chosenRange(new Date());
     form.elements.start.value = inputValue(range[0]);
     form.elements.end.value = inputValue(range[1]);
   }
   form.addEventListener("change", function (event) {
-    if (event.target.name === "preset") showPreset();
+    if (event.target.name === "preset" || event.target.name === "mode") showPreset();
     if (event.target.name === "start" || event.target.name === "end") {
       form.querySelector("input[name=preset][value=custom]").checked = true;
     }
@@ -78,21 +89,27 @@
     var question = textarea.value.trim();
     if (!question) return;
     var range = chosenRange(new Date());
-    if (!range[0] || isNaN(range[0].getTime()) || isNaN(range[1].getTime())) return setError("Pick when the range starts.");
-    if (range[1] <= range[0]) return setError("The end of the range is before its start.");
+    var anyTime = mode() === "agent" && preset() === "any";
+    if (!anyTime) {
+      if (!range[0] || isNaN(range[0].getTime()) || isNaN(range[1].getTime())) return setError("Pick when the range starts.");
+      if (range[1] <= range[0]) return setError("The end of the range is before its start.");
+    }
     setError("");
     var body = {
       message: question,
-      start_time: range[0].getTime() / 1000,
-      end_time: range[1].getTime() / 1000,
       timezone: Intl.DateTimeFormat().resolvedOptions().timeZone,
-      mode: "summary",
+      mode: mode(),
     };
+    if (!anyTime) {
+      body.start_time = range[0].getTime() / 1000;
+      body.end_time = range[1].getTime() / 1000;
+    }
     if (sessionId) body.session_id = sessionId;
-    if (form.elements.app.value) body.app_name = form.elements.app.value;
+    if (form.elements.app.value && body.mode === "summary") body.app_name = form.elements.app.value;
 
     var asked = fromTemplate("question-template");
-    asked.querySelector(".range").textContent = rangeLabel(range[0], range[1]) + (body.app_name ? " · " + body.app_name : "");
+    var label = anyTime ? "Any time" : rangeLabel(range[0], range[1]);
+    asked.querySelector(".range").textContent = (body.mode === "agent" ? "Agent · " : "") + label + (body.app_name ? " · " + body.app_name : "");
     asked.querySelector(".question-text").textContent = question;
     var answer = fromTemplate("answer-template");
     conversation.append(asked, answer);
@@ -101,7 +118,7 @@
     answer.scrollIntoView({ block: "nearest" });
     textarea.value = "";
     setBusy(true);
-    ask(body, answer).finally(function () {
+    (body.mode === "agent" ? askAgent(body, answer) : ask(body, answer)).finally(function () {
       setBusy(false);
       textarea.focus();
     });
@@ -112,6 +129,100 @@
     send.disabled = value;
     send.textContent = value ? "Answering…" : "Send";
     root.classList.toggle("busy", value);
+    abort.hidden = !(value && mode() === "agent");
+    abort.disabled = false;
+  }
+
+  abort.addEventListener("click", function () {
+    if (!agentTurn || !agentTurn.turnId || !socket) return;
+    abort.disabled = true;
+    socket.send(JSON.stringify({ action: "abort", turn_id: agentTurn.turnId }));
+  });
+
+  // The agent's socket, opened on first use and kept; a turn in progress fails if it closes.
+  function agentSocket() {
+    if (socket && socket.readyState <= 1) return Promise.resolve(socket);
+    return new Promise(function (resolve, reject) {
+      var scheme = location.protocol === "https:" ? "wss://" : "ws://";
+      var opened = new WebSocket(scheme + location.host + "/ws/chat/agent/");
+      opened.onopen = function () { socket = opened; resolve(opened); };
+      opened.onerror = function () { reject(new Error("the live connection could not be opened")); };
+      opened.onclose = function () {
+        if (socket === opened) socket = null;
+        if (agentTurn && !agentTurn.done) agentTurn.fail("The live connection closed before the answer finished; ask again.");
+      };
+      opened.onmessage = function (message) {
+        var item = JSON.parse(message.data);
+        if (agentTurn) agentTurn.onEvent(item.event, item.data);
+      };
+    });
+  }
+
+  function askAgent(body, answer) {
+    return new Promise(function (resolve) {
+      var steps = document.createElement("ol");
+      steps.className = "steps";
+      answer.querySelector(".answer-body").before(steps);
+      answer.querySelector(".answer-meta").textContent = "The agent is working…";
+      var byCall = {};
+      var turn = agentTurn = {
+        answer: answer, turnId: null, done: false,
+        fail: function (message) { if (!turn.done) { turn.done = true; fail(answer, message); resolve(); } },
+        onEvent: function (name, data) {
+          if (name === "start") {
+            turn.turnId = data.turn_id;
+            remember(data.session_id);
+            answer.dataset.messageId = data.message_id;
+          } else if (name === "message_update") {
+            var update = data.assistantMessageEvent || {};
+            if (update.type === "text_delta") follow(function () { answer.querySelector(".streaming").textContent += update.delta; });
+          } else if (name === "message_start" && data.message && data.message.role === "assistant") {
+            // Each new message of the model starts afresh: text written before a tool call was not the answer.
+            answer.querySelector(".streaming").textContent = "";
+          } else if (name === "tool_execution_start") {
+            var step = fromTemplate("step-template");
+            step.querySelector(".tool").textContent = data.toolName === "bash" ? "Ran" : data.toolName === "read" ? "Read" : data.toolName;
+            var args = data.args || {};
+            step.querySelector(".command").textContent = args.command || args.path || JSON.stringify(args);
+            byCall[data.toolCallId] = step;
+            follow(function () { steps.append(step); });
+          } else if (name === "tool_execution_end") {
+            var done = byCall[data.toolCallId];
+            if (!done) return;
+            var parts = ((data.result || {}).content || []).filter(function (p) { return p && p.type === "text"; });
+            var text = parts.map(function (p) { return p.text; }).join("");
+            done.querySelector(".result").textContent = text.length > 4000 ? text.slice(0, 4000) + "…" : text;
+            done.querySelector(".state").textContent = data.isError ? "failed" : shortResult(text);
+            done.querySelector(".step").classList.toggle("failed", !!data.isError);
+          } else if (name === "final") {
+            turn.done = true;
+            follow(function () { finish(answer, data); });
+            resolve();
+          } else if (name === "error") {
+            remember(data.session_id);
+            turn.fail(data.message);
+          }
+        },
+      };
+      agentSocket().then(function (open) {
+        open.send(JSON.stringify(Object.assign({ action: "ask" }, body)));
+      }, function (error) {
+        turn.fail("MyRecall could not be reached (" + error.message + ").");
+      });
+    });
+  }
+
+  // What a search returned, in a few words: "3 results" for MyRecall's search, else its size.
+  function shortResult(text) {
+    try {
+      var parsed = JSON.parse(text);
+      if (parsed && Array.isArray(parsed.data)) {
+        var total = parsed.pagination && typeof parsed.pagination.total === "number" ? parsed.pagination.total : parsed.data.length;
+        return parsed.data.length + " result" + (parsed.data.length === 1 ? "" : "s") + (total > parsed.data.length ? " of " + total : "");
+      }
+    } catch (error) { /* not JSON */ }
+    var lines = text ? text.split("\n").length : 0;
+    return lines ? lines + " line" + (lines === 1 ? "" : "s") : "no output";
   }
 
   async function ask(body, answer) {
@@ -198,6 +309,10 @@
   }
 
   function framesLine(data) {
+    if (data.tool_calls !== undefined && data.tool_calls !== null) {
+      return [data.model, data.tool_calls + " tool call" + (data.tool_calls === 1 ? "" : "s")].filter(Boolean).join(" · ");
+    }
+    if (data.frames_in_range === undefined) return data.model || "";
     var read = data.frames_sampled < data.frames_in_range
       ? data.frames_sampled + " of " + data.frames_in_range + " screens read"
       : data.frames_in_range + " screen" + (data.frames_in_range === 1 ? "" : "s") + " read";

@@ -5,6 +5,7 @@ against that same server, through the skill's API and the agent's read-only toke
 import json
 import os
 import signal
+import threading
 import time
 
 import pytest
@@ -282,3 +283,49 @@ def test_no_llm_configured_is_a_clear_503(tmp_path):
         )
         assert response.status_code == 200
     assert requests  # the live server is gone; nothing left running
+
+
+def test_the_chat_page_in_agent_mode_shows_steps_live_and_the_evidence_opens_the_frame(server, model, frames):
+    from playwright.sync_api import expect, sync_playwright
+
+    from scripts.screenshots import CHROMIUM_ARGS
+
+    gate = threading.Event()
+
+    def answer_after_gate(body):
+        gate.wait(30)  # the step is on the page before the answer comes
+        found = frame_ids_in(tool_results(body)[-1])
+        return text(f"You looked at this screen [09:00](myrecall://frame/{found[0]}).")
+
+    model.play(search_step(), answer_after_gate)
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+        try:
+            context = browser.new_context(timezone_id="UTC", viewport={"width": 1280, "height": 900})
+            context.set_default_timeout(30_000)
+            tab = context.new_page()
+            tab.goto(server.url + "/")
+            # The first page sets the tz cookie and reloads once.
+            tab.wait_for_function("performance.getEntriesByType('navigation')[0].type === 'reload'")
+            tab.fill("input[name=password]", (server.data_dir / "admin_password.txt").read_text().strip())
+            tab.click("button[type=submit]")
+            tab.wait_for_url(server.url + "/")
+            tab.goto(server.url + "/chat")
+            tab.check("input[name=mode][value=agent]", force=True)
+            tab.check("input[name=preset][value=any]", force=True)
+            tab.fill("textarea[name=message]", "What did I look at?")
+            tab.click("#chat-form button[type=submit]")
+            step = tab.locator(".steps .step").first
+            expect(step).to_contain_text("api/v1/search")  # live, while the model still holds its answer
+            expect(tab.locator("#chat-abort")).to_be_visible()
+            expect(step.locator(".state")).to_have_text("2 results of 4")
+            gate.set()
+            evidence = tab.locator(".turn.answer .evidence a.evidence-item").first
+            expect(evidence).to_be_visible()
+            expect(tab.locator("#chat-abort")).to_be_hidden()
+            frame_id = int(evidence.get_attribute("data-frame-id"))
+            assert frame_id in frames
+            evidence.click()
+            tab.wait_for_url(f"**/frames/{frame_id}/view**")
+        finally:
+            browser.close()
