@@ -191,7 +191,8 @@
             if (!done) return;
             var parts = ((data.result || {}).content || []).filter(function (p) { return p && p.type === "text"; });
             var text = parts.map(function (p) { return p.text; }).join("");
-            done.querySelector(".result").textContent = text.length > 4000 ? text.slice(0, 4000) + "…" : text;
+            var shown = readable(text);
+            done.querySelector(".result").textContent = shown.length > 4000 ? shown.slice(0, 4000) + "…" : shown;
             done.querySelector(".state").textContent = data.isError ? "failed" : shortResult(text);
             done.querySelector(".step").classList.toggle("failed", !!data.isError);
           } else if (name === "final") {
@@ -210,6 +211,24 @@
         turn.fail("MyRecall could not be reached (" + error.message + ").");
       });
     });
+  }
+
+  // A tool's output as a person reads it: search results one per line (time, app, window, the
+  // start of the text); other JSON indented; anything else as it came.
+  function readable(text) {
+    var parsed;
+    try { parsed = JSON.parse(text); } catch (error) { return text; }
+    if (parsed && Array.isArray(parsed.data)) {
+      return parsed.data.map(function (item) {
+        var c = item.content || item;
+        var at = c.timestamp ? new Date(c.timestamp) : null;
+        var when = at && !isNaN(at.getTime()) ? hhmm(at) : "";
+        var where = [c.app_name, c.window_name].filter(Boolean).join(" — ");
+        var words = String(c.text || "").replace(/\s+/g, " ").slice(0, 140);
+        return ["#" + c.frame_id, when, where].filter(Boolean).join("  ") + (words ? "\n    " + words : "");
+      }).join("\n") || "no results";
+    }
+    return JSON.stringify(parsed, null, 1);
   }
 
   // What a search returned, in a few words: "3 results" for MyRecall's search, else its size.
