@@ -3,6 +3,7 @@ share: a threaded HTTP server on 127.0.0.1, a JSON request handler, and OpenAI's
 
 import json
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
@@ -54,3 +55,23 @@ class JsonHandler(BaseHTTPRequestHandler):
 
 def error_body(message: str, error_type: str) -> dict:
     return {"error": {"message": message, "type": error_type, "param": None, "code": None}}
+
+
+def chat_chunk(chunk_id: str, model: str, delta: dict, finish_reason: str | None = None) -> dict:
+    """One `chat.completion.chunk` of a streamed answer."""
+    return {
+        "id": chunk_id,
+        "object": "chat.completion.chunk",
+        "created": int(time.time()),
+        "model": model,
+        "system_fingerprint": "fp_fake",
+        "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish_reason}],
+    }
+
+
+def usage_chunk(chunk_id: str, model: str) -> dict:
+    """The usage-only chunk that ends a stream (stream_options.include_usage; some servers send it anyway)."""
+    usage = chat_chunk(chunk_id, model, {})
+    usage["choices"] = []
+    usage["usage"] = {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
+    return usage

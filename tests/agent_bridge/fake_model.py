@@ -13,7 +13,7 @@ import time
 import uuid
 from dataclasses import dataclass, field
 
-from tests.fake_openai import FakeOpenAiServer, JsonHandler, error_body
+from tests.fake_openai import FakeOpenAiServer, JsonHandler, chat_chunk, error_body, usage_chunk
 
 
 @dataclass
@@ -95,29 +95,26 @@ class FakeAgentModel(FakeOpenAiServer):
                 chunk_id = f"chatcmpl-{uuid.uuid4().hex[:12]}"
                 model = body.get("model", "")
                 fake.first_byte_at.append(time.monotonic())
-                self._event(_chunk(chunk_id, model, {"role": "assistant", "content": ""}))
+                self._event(chat_chunk(chunk_id, model, {"role": "assistant", "content": ""}))
                 try:
                     if step.tool:
                         call = {"index": 0, "id": f"call_{uuid.uuid4().hex[:8]}", "type": "function",
                                 "function": {"name": step.tool, "arguments": ""}}
-                        self._event(_chunk(chunk_id, model, {"tool_calls": [call]}))
+                        self._event(chat_chunk(chunk_id, model, {"tool_calls": [call]}))
                         arguments = json.dumps(step.args)
                         for i in range(0, len(arguments), 40):
                             piece = {"index": 0, "function": {"arguments": arguments[i : i + 40]}}
-                            self._event(_chunk(chunk_id, model, {"tool_calls": [piece]}))
-                        self._event(_chunk(chunk_id, model, {}, finish_reason="tool_calls"))
+                            self._event(chat_chunk(chunk_id, model, {"tool_calls": [piece]}))
+                        self._event(chat_chunk(chunk_id, model, {}, finish_reason="tool_calls"))
                     else:
                         words = step.text.split(" ")
                         for i, word in enumerate(words):
                             if step.chunk_interval_s:
                                 if fake._stopped.wait(step.chunk_interval_s):
                                     return
-                            self._event(_chunk(chunk_id, model, {"content": word if i == len(words) - 1 else word + " "}))
-                        self._event(_chunk(chunk_id, model, {}, finish_reason="stop"))
-                    usage = _chunk(chunk_id, model, {})
-                    usage["choices"] = []
-                    usage["usage"] = {"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110}
-                    self._event(usage)
+                            self._event(chat_chunk(chunk_id, model, {"content": word if i == len(words) - 1 else word + " "}))
+                        self._event(chat_chunk(chunk_id, model, {}, finish_reason="stop"))
+                    self._event(usage_chunk(chunk_id, model))
                     self.wfile.write(b"data: [DONE]\n\n")
                     self.wfile.flush()
                 except (BrokenPipeError, ConnectionResetError):  # Pi aborted the request
@@ -128,13 +125,3 @@ class FakeAgentModel(FakeOpenAiServer):
                 self.wfile.flush()
 
         return Handler
-
-
-def _chunk(chunk_id: str, model: str, delta: dict, finish_reason: str | None = None) -> dict:
-    return {
-        "id": chunk_id,
-        "object": "chat.completion.chunk",
-        "created": int(time.time()),
-        "model": model,
-        "choices": [{"index": 0, "delta": delta, "finish_reason": finish_reason}],
-    }

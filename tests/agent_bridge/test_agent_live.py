@@ -9,11 +9,12 @@ import threading
 import time
 
 import pytest
-import requests
 
 from bench.demo import frames_post_session, ocr_wait
 from bench.live import LiveServer
 from tests.agent_bridge.fake_model import FakeAgentModel, Step, bash, frame_ids_in, text, tool_results
+from tests.live import login
+from tests.live import sse_events as events
 
 AUTH = '-H "Authorization: Bearer $MYRECALL_TOKEN"'
 TURN_TIMEOUT_S = 25
@@ -43,21 +44,6 @@ def frames(server):
     sent = frames_post_session(server=server, count=4, start=time.time() - 600, step_s=60)
     ocr_wait(server=server, frame_ids=[f["frame_id"] for f in sent], timeout_s=300)
     return [f["frame_id"] for f in sent]
-
-
-def events(response):
-    """(event, data) pairs as they arrive on the wire."""
-    name, data = None, []
-    for line in response.iter_lines(decode_unicode=True):
-        if line.startswith(":"):
-            continue
-        if line.startswith("event: "):
-            name = line[7:]
-        elif line.startswith("data: "):
-            data.append(line[6:])
-        elif line == "" and name:
-            yield name, json.loads("".join(data))
-            name, data = None, []
 
 
 def ask(server, message="What was I working on?", **extra) -> list[tuple[str, dict]]:
@@ -108,7 +94,7 @@ def test_a_question_runs_searches_streams_live_and_keeps_only_citations_its_sear
     assert any(kind == "message_update" and data["assistantMessageEvent"]["type"] == "text_delta" for kind, data in got)
     assert all("partial" not in data.get("assistantMessageEvent", {}) for kind, data in got)
     final = got[-1][1]
-    cited = frame_ids_in(json.dumps([{"frame_id": item["frame_id"]} for item in final["evidence"]]))
+    cited = [item["frame_id"] for item in final["evidence"]]
     assert len(cited) == 1 and cited[0] in frames and cited[0] != not_returned
     dropped = {item["frame_id"]: item["reason"] for item in final["dropped"]}
     assert dropped == {not_returned: "not returned by a search", 987654321: "not found"}
@@ -124,23 +110,10 @@ def test_a_question_runs_searches_streams_live_and_keeps_only_citations_its_sear
     assert stored["messages"][-1]["mode"] == "agent" and stored["messages"][-1]["evidence"][0]["frame_id"] == cited[0]
 
 
-def logged_in(server) -> requests.Session:
-    browser = requests.Session()
-    browser.get(server.url + "/login/", timeout=10)
-    password = (server.data_dir / "admin_password.txt").read_text().strip()
-    browser.post(
-        server.url + "/login/",
-        data={"username": "admin", "password": password, "csrfmiddlewaretoken": browser.cookies["csrftoken"]},
-        allow_redirects=False,
-        timeout=10,
-    )
-    return browser
-
-
 def test_the_chat_page_websocket_streams_the_same_turn_and_can_abort(server, model, frames):
     import websocket  # websocket-client
 
-    cookies = "; ".join(f"{k}={v}" for k, v in logged_in(server).cookies.items())
+    cookies = "; ".join(f"{k}={v}" for k, v in login(server).cookies.items())
     ws_url = server.url.replace("http://", "ws://") + "/ws/chat/agent/"
     refused = websocket.WebSocket()
     with pytest.raises(websocket.WebSocketException):  # no login: closed at once
@@ -282,7 +255,6 @@ def test_no_llm_configured_is_a_clear_503(tmp_path):
             f"{live.url}/api/v1/chat", json={"message": "hi", "start_time": time.time() - 60}, timeout=60
         )
         assert response.status_code == 200
-    assert requests  # the live server is gone; nothing left running
 
 
 def test_the_chat_page_in_agent_mode_shows_steps_live_and_the_evidence_opens_the_frame(server, model, frames):

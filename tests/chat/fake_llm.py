@@ -7,7 +7,7 @@ import threading
 import time
 import uuid
 
-from tests.fake_openai import FakeOpenAiServer, JsonHandler, error_body
+from tests.fake_openai import FakeOpenAiServer, JsonHandler, chat_chunk, error_body, usage_chunk
 
 NORMAL = "normal"
 ERROR_500 = "error_500"
@@ -80,8 +80,8 @@ class FakeLlm(FakeOpenAiServer):
                 self.close_connection = True
                 chunk_id = f"chatcmpl-{uuid.uuid4().hex[:12]}"
                 model = body.get("model", "")
-                self._event(_chunk(chunk_id, model, {"role": "assistant", "content": ""}))
-                self._event(_chunk(chunk_id, model, {}))
+                self._event(chat_chunk(chunk_id, model, {"role": "assistant", "content": ""}))
+                self._event(chat_chunk(chunk_id, model, {}))
                 if behaviour == MALFORMED_STREAM:
                     self.wfile.write(b"data: {not json\n\n")
                     self.wfile.flush()
@@ -89,7 +89,7 @@ class FakeLlm(FakeOpenAiServer):
                 if behaviour == HEARTBEATS_BEFORE_TEXT:
                     for _ in range(fake.heartbeats):
                         time.sleep(fake.chunk_interval_s)
-                        self._event(_chunk(chunk_id, model, {"content": ""}))
+                        self._event(chat_chunk(chunk_id, model, {"content": ""}))
                 for i, piece in enumerate(fake.answer_pieces()):
                     if behaviour == HANG_MID_STREAM and i == 1:
                         fake.hang()
@@ -98,14 +98,11 @@ class FakeLlm(FakeOpenAiServer):
                         return
                     if behaviour == SLOW_STEADY:
                         time.sleep(fake.chunk_interval_s)
-                    self._event(_chunk(chunk_id, model, {"content": piece}))
-                    self._event(_chunk(chunk_id, model, {"content": ""}))
-                self._event(_chunk(chunk_id, model, {}, finish_reason="stop"))
+                    self._event(chat_chunk(chunk_id, model, {"content": piece}))
+                    self._event(chat_chunk(chunk_id, model, {"content": ""}))
+                self._event(chat_chunk(chunk_id, model, {}, finish_reason="stop"))
                 # Some compatible servers send the usage-only chunk even when not asked for it.
-                usage = _chunk(chunk_id, model, {})
-                usage["choices"] = []
-                usage["usage"] = {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
-                self._event(usage)
+                self._event(usage_chunk(chunk_id, model))
                 self.wfile.write(b"data: [DONE]\n\n")
                 self.wfile.flush()
 
@@ -114,17 +111,6 @@ class FakeLlm(FakeOpenAiServer):
                 self.wfile.flush()
 
         return Handler
-
-
-def _chunk(chunk_id: str, model: str, delta: dict, finish_reason: str | None = None) -> dict:
-    return {
-        "id": chunk_id,
-        "object": "chat.completion.chunk",
-        "created": int(time.time()),
-        "model": model,
-        "system_fingerprint": "fp_fake",
-        "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish_reason}],
-    }
 
 
 def _completion(model: str, text: str) -> dict:

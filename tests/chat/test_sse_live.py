@@ -1,7 +1,6 @@
 """Streaming through the real server (daphne, ASGI): each event leaves as soon as it exists,
 and a client that goes away leaves its message stored as failed, not hanging."""
 
-import json
 import time
 
 import pytest
@@ -10,6 +9,7 @@ import requests
 from bench.demo import frames_post_session
 from bench.live import LiveServer
 from tests.chat import fake_llm as fake
+from tests.live import sse_events as events
 
 
 
@@ -36,21 +36,6 @@ def server(tmp_path_factory, model):
 def frame(server):
     sent = frames_post_session(server=server, count=1, start=time.time() - 60, step_s=1)
     return sent[0]
-
-
-def events(response):
-    """(event, data) pairs as they arrive on the wire."""
-    name, data = None, []
-    for line in response.iter_lines(decode_unicode=True):
-        if line.startswith(":"):
-            continue
-        if line.startswith("event: "):
-            name = line[7:]
-        elif line.startswith("data: "):
-            data.append(line[6:])
-        elif line == "" and name:
-            yield name, json.loads("".join(data))
-            name, data = None, []
 
 
 def ask(server, frame, **extra):

@@ -15,6 +15,7 @@ from PIL import Image
 
 from bench.live import LiveServer, process_descendants
 from bench.screens import Screen, render
+from tests.live import login
 
 SEARCH_WAIT_S = 60
 
@@ -80,18 +81,6 @@ def test_posted_screenshot_becomes_searchable_in_english_and_chinese(live_server
     assert w > 0 and h > 0 and 0 <= x < 1920 and 0 <= y < 1080
 
 
-def _login(server: LiveServer, password: str) -> requests.Session:
-    browser = requests.Session()
-    browser.get(server.url + "/login/", timeout=10)
-    browser.post(
-        server.url + "/login/",
-        data={"username": "admin", "password": password, "csrfmiddlewaretoken": browser.cookies["csrftoken"]},
-        allow_redirects=False,
-        timeout=10,
-    )
-    return browser
-
-
 def test_first_start_admin_password_is_kept_private_and_logs_in(live_server_proc):
     server = live_server_proc
     path = server.data_dir / "admin_password.txt"
@@ -99,9 +88,9 @@ def test_first_start_admin_password_is_kept_private_and_logs_in(live_server_proc
     password = path.read_text().strip()
     assert server.log_path.read_text().count(password) == 1  # printed once, at first start
 
-    home = _login(server, password).get(server.url + "/", allow_redirects=False, timeout=10)
+    home = login(server, password).get(server.url + "/", allow_redirects=False, timeout=10)
     assert home.status_code == 200
-    refused = _login(server, password + "x").get(server.url + "/", allow_redirects=False, timeout=10)
+    refused = login(server, password + "x").get(server.url + "/", allow_redirects=False, timeout=10)
     assert refused.status_code == 302
     assert "/login/" in refused.headers["Location"]
 
