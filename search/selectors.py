@@ -3,7 +3,8 @@
 import math
 import re
 import time
-from dataclasses import dataclass, replace
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from datetime import timezone as dt_timezone
 from functools import partial
@@ -37,6 +38,7 @@ from search.fts import (
     rowid_range_inside,
 )
 from search.vectors import (
+    DayHits,
     VectorError,
     VectorHit,
     backend_describe,
@@ -328,10 +330,17 @@ def search_run(*, q: str, filters: Filters, mode: str | None = None, limit: int,
             return SearchResult(hits=[], total=0, mode=mode, degraded=CJK_UNREAD)
         hits, total = search_keyword(q=q, filters=filters, limit=limit, offset=offset)
         return SearchResult(hits=[replace(hit, matched=("keyword",)) for hit in hits], total=total, mode=mode)
+    want = max(offset + limit, 50)
+    keyword_side = None
     if mode != "keyword":
         try:
-            wanted = offset + limit if mode == "semantic" else max(offset + limit, 50)
-            semantic = semantic_ranked(q=q, filters=filters, n=min(wanted, SEMANTIC_MAX_RESULTS))
+            wanted = offset + limit if mode == "semantic" else want
+            plan = semantic_plan(q=q, filters=filters, n=min(wanted, SEMANTIC_MAX_RESULTS))
+            reading = _reads_pool.submit(semantic_fetch, plan)
+            if mode == "hybrid":
+                # The keyword side runs here while the meaning side waits on the vector index.
+                keyword_side = search_keyword(q=q, filters=filters, limit=want, offset=0)
+            semantic = semantic_finish(plan, reading.result())
         except (EmbeddingError, VectorError) as exc:
             degraded = str(exc)
     if mode == "keyword" or degraded or (mode == "hybrid" and (not semantic or offset + limit > SEMANTIC_MAX_RESULTS)):
@@ -348,8 +357,7 @@ def search_run(*, q: str, filters: Filters, mode: str | None = None, limit: int,
             total=len(semantic) if len(semantic) < offset + limit else _semantic_total(filters, len(semantic)),
             mode=mode,
         )
-    want = max(offset + limit, 50)
-    keyword_hits, keyword_total = search_keyword(q=q, filters=filters, limit=want, offset=0)
+    keyword_hits, keyword_total = keyword_side or search_keyword(q=q, filters=filters, limit=want, offset=0)
     fused = hybrid_fuse(
         keyword=[hit.frame_id for hit in keyword_hits],
         semantic=[frame_id for frame_id, _ in semantic],
@@ -442,10 +450,33 @@ def _day_nearest(
         fetch = min(fetch * 4, OVERFETCH_MAX)
 
 
-def semantic_ranked(*, q: str, filters: Filters, n: int) -> list[tuple[int, float]]:
-    """The n frames of the range nearest to q in meaning, as (frame_id, cosine distance),
-    nearest first, none farther than settings.SEMANTIC_MAX_DISTANCE. Raises EmbeddingError or
-    VectorError.
+@dataclass
+class _DayRead:
+    """How one day's collection is read first (see semantic_ranked)."""
+
+    day: int
+    filters: Filters  # the query's filters, cut to the day
+    kept: int  # frames of the day the filters keep
+    frame_ids: list[int] | None  # search among these frames alone
+    fetch: int  # entries to read
+    admit: bool  # keep only the frames the filters admit (an over-fetched read)
+
+
+@dataclass
+class SemanticPlan:
+    """The database's part of a search by meaning, done before the vector index is asked:
+    which day collections to read and how. `semantic_fetch` needs no database (it can run in
+    another thread while the keyword side runs), `semantic_finish` checks what came back."""
+
+    q: str
+    n: int
+    key: str
+    reads: list[_DayRead] = field(default_factory=list)
+
+
+def semantic_plan(*, q: str, filters: Filters, n: int) -> SemanticPlan:
+    """Which days of the range hold vectors and how each is read. Raises EmbeddingError while
+    the model loads, VectorError when the index cannot answer.
 
     The index has one collection per UTC day; the SQL filters decide which frames count, the
     same as for keyword search. For each day of the range:
@@ -453,49 +484,96 @@ def semantic_ranked(*, q: str, filters: Filters, n: int) -> list[tuple[int, floa
     - else, the cheaper of two reads (by the measured costs OPEN_COST_MS and IDS_COST_MS):
       the search on the kept frames alone (at most VECTOR_IDS_MAX, their ids inside the vector
       query), or the day's nearest entries, over-fetched by the share of frames kept, keeping
-      the admitted ones; when that leaves too few while what it read is still near enough to
-      count, it reads 4x more (up to OVERFETCH_MAX entries), then searches the kept frames by
-      id when there are at most VECTOR_IDS_EXACT of them.
-    Whatever it returns is exact (the nearest admitted frames, in order); only a day that keeps
-    more than VECTOR_IDS_EXACT frames, none of them among its OVERFETCH_MAX nearest entries,
-    can give fewer than n. Chroma's own time filter is never used: its metadata index spans
-    every collection and cost 480 ms p50 for a 1-day range at 1M entries here."""
+      the admitted ones (semantic_finish).
+    Chroma's own time filter is never used: its metadata index spans every collection and cost
+    480 ms p50 for a 1-day range at 1M entries here."""
     if not embedder_ready():
         embedder_load_async()
         raise EmbeddingError("the embedding model is still loading; try again in a few seconds")
     key = embedder_info().key
+    plan = SemanticPlan(q=q, n=n, key=key)
     first_day, last_day = day_of(filters.start_ms), day_of(filters.end_ms)
     present = days_present(embedder_key=key, expect_day=min(last_day, day_of(int(time.time() * 1000))))
-    days = [day for day in present if first_day <= day <= last_day]
-    if not days:
-        return []
-    embedding = embed_query(q)
-    cutoff = settings.SEMANTIC_MAX_DISTANCE
     entries_wanted = n * ENTRIES_PER_FRAME
-    best: dict[int, float] = {}
     with connection.cursor() as cursor:
-        for day in sorted(days, reverse=True):
+        for day in sorted((day for day in present if first_day <= day <= last_day), reverse=True):
             day_lo, day_hi = day_bounds_ms(day)
             day_filters = filters.with_range(max(filters.start_time, day_lo / 1000), min(filters.end_time, day_hi / 1000))
             kept = _count(cursor, day_filters)
             if not kept:
                 continue
             in_day = _count(cursor, Filters(start_time=day_lo / 1000, end_time=day_hi / 1000, end_inclusive=False))
-            read = partial(_day_nearest, cursor, key=key, day=day, embedding=embedding, filters=day_filters, n=n)
             fetch = min(math.ceil(entries_wanted * in_day / kept), OVERFETCH_MAX)
+            read = _DayRead(day=day, filters=day_filters, kept=kept, frame_ids=None, fetch=entries_wanted, admit=False)
             if kept >= in_day and not filters.narrowed():
-                hits, _ = read(frame_ids=None, fetch=entries_wanted, admit=False)
+                pass  # the whole day
             elif kept <= VECTOR_IDS_MAX and _cost(IDS_COST_MS, kept) < _cost(OPEN_COST_MS, fetch):
-                hits, _ = read(frame_ids=_ids(cursor, day_filters), fetch=entries_wanted, admit=False)
+                read.frame_ids = _ids(cursor, day_filters)
             else:
-                hits, short = read(frame_ids=None, fetch=fetch, admit=True)
-                if short and kept <= VECTOR_IDS_EXACT:
-                    hits, _ = read(frame_ids=_ids(cursor, day_filters), fetch=entries_wanted, admit=False)
+                read.fetch, read.admit = fetch, True
+            plan.reads.append(read)
+    return plan
+
+
+# Vector reads of several days at once (the index answers over HTTP: threads wait, not compute).
+_reads_pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="vector-read")
+
+
+@dataclass
+class SemanticFetched:
+    embedding: list[float]
+    found: list[DayHits]  # one per plan.reads, in order
+
+
+def semantic_fetch(plan: SemanticPlan) -> SemanticFetched:
+    """The query's embedding and the first read of every planned day, the days at once. Touches
+    no database. Raises EmbeddingError or VectorError."""
+    if not plan.reads:
+        return SemanticFetched(embedding=[], found=[])
+    embedding = embed_query(plan.q)
+    jobs = [
+        _reads_pool.submit(day_query, embedder_key=plan.key, day=read.day, embedding=embedding, n=read.fetch, frame_ids=read.frame_ids)
+        for read in plan.reads
+    ]
+    return SemanticFetched(embedding=embedding, found=[job.result() for job in jobs])
+
+
+def semantic_finish(plan: SemanticPlan, fetched: SemanticFetched) -> list[tuple[int, float]]:
+    """The n nearest frames from what was read, as (frame_id, cosine distance), nearest first,
+    none farther than settings.SEMANTIC_MAX_DISTANCE. An over-fetched day keeps the frames the
+    filters admit; when that leaves too few while what it read is still near enough to count, it
+    reads 4x deeper (up to OVERFETCH_MAX entries), then searches the kept frames by id when there
+    are at most VECTOR_IDS_EXACT of them. What it returns is exact (the nearest admitted frames,
+    in order); only a day that keeps more than VECTOR_IDS_EXACT frames, none of them among its
+    OVERFETCH_MAX nearest entries, can give fewer than n."""
+    cutoff = settings.SEMANTIC_MAX_DISTANCE
+    n = plan.n
+    best: dict[int, float] = {}
+    with connection.cursor() as cursor:
+        for read, found in zip(plan.reads, fetched.found):
+            hits = found.hits
+            if read.admit:
+                admitted = _frames_admitted(cursor, read.filters, [hit.frame_id for hit in hits])
+                hits = [hit for hit in hits if hit.frame_id in admitted]
+            more = not found.exhausted and found.farthest <= cutoff
+            if len(hits) < n and more:
+                deeper = partial(_day_nearest, cursor, key=plan.key, day=read.day, embedding=fetched.embedding, filters=read.filters, n=n)
+                if read.fetch < OVERFETCH_MAX:
+                    hits, more = deeper(frame_ids=read.frame_ids, fetch=min(read.fetch * 4, OVERFETCH_MAX), admit=read.admit)
+                if more and read.admit and read.kept <= VECTOR_IDS_EXACT:
+                    hits, _ = deeper(frame_ids=_ids(cursor, read.filters), fetch=n * ENTRIES_PER_FRAME, admit=False)
             for hit in hits:
                 if hit.distance < best.get(hit.frame_id, 9.0):
                     best[hit.frame_id] = hit.distance
     ranked = sorted(best.items(), key=lambda item: (item[1], -item[0]))
     return [(frame_id, distance) for frame_id, distance in ranked if distance <= cutoff][:n]
+
+
+def semantic_ranked(*, q: str, filters: Filters, n: int) -> list[tuple[int, float]]:
+    """The n frames of the range nearest to q in meaning (semantic_plan, then semantic_fetch,
+    then semantic_finish). Raises EmbeddingError or VectorError."""
+    plan = semantic_plan(q=q, filters=filters, n=n)
+    return semantic_finish(plan, semantic_fetch(plan))
 
 
 # The days whose vector collections a web server has the index load when it starts.

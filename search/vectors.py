@@ -49,6 +49,7 @@ logger = logging.getLogger(__name__)
 DAY_MS = 86_400_000
 _lock = threading.RLock()
 _clients: dict[str, object] = {}
+_remote_clients: set[int] = set()  # ids of the HTTP clients (safe to use from several threads)
 _lock_files: dict[str, object] = {}
 _lost: set[str] = set()  # local indexes whose files vanished while open: reads fail until a write
 
@@ -114,6 +115,7 @@ def _client(*, write: bool = False):
                     ssl=parts.scheme == "https",
                     settings=_settings(),
                 )
+                _remote_clients.add(id(_clients[url]))
             except Exception as exc:
                 raise VectorError(f"the vector server at {url} does not answer ({exc})") from exc
         return _clients[url]
@@ -231,6 +233,16 @@ def _call(what: str, fn, *, write: bool = False):
         except Exception as exc:
             _forget_collections()  # a collection may be gone, or the server restarted
             raise VectorError(f"the vector index failed to {what}: {type(exc).__name__}: {exc}") from exc
+
+
+def _unlocked(what: str, fn):
+    """A call through the HTTP client, outside the lock, with _call's errors."""
+    try:
+        return fn()
+    except Exception as exc:
+        with _lock:
+            _forget_collections()
+        raise VectorError(f"the vector index failed to {what}: {type(exc).__name__}: {exc}") from exc
 
 
 # Collections and the list of their names, kept per client: each lookup is a round trip to the
@@ -352,25 +364,34 @@ def day_query(*, embedder_key: str, day: int, embedding: list[float], n: int, fr
     and fetching each entry's metadata cost 6x the search itself here (the 1,400 nearest of
     33k entries: 36 ms with metadata, 6 ms without)."""
 
-    def query(client):
-        collection = _collection(client, embedder_key, day, create=False)
-        if collection is None:
-            return DayHits(hits=[], farthest=2.0, exhausted=True)
-        where = None if frame_ids is None else {"frame_id": {"$in": frame_ids}}
-        result = collection.query(query_embeddings=[embedding], n_results=n, where=where, include=["distances"])
-        ids, distances = result["ids"][0], result["distances"][0]
-        best: dict[int, float] = {}
-        for entry_id, distance in zip(ids, distances):
-            frame_id = int(entry_id.partition(":")[0])
-            if distance < best.get(frame_id, 9.0):
-                best[frame_id] = float(distance)
-        return DayHits(
-            hits=[VectorHit(frame_id=frame_id, distance=distance) for frame_id, distance in sorted(best.items(), key=lambda item: item[1])],
-            farthest=float(distances[-1]) if distances else 2.0,
-            exhausted=len(ids) < n,
-        )
+    def resolve(client):
+        return _collection(client, embedder_key, day, create=False), client
 
-    return _call("search", query)
+    collection, client = _call("search", resolve)
+    if collection is None:
+        return DayHits(hits=[], farthest=2.0, exhausted=True)
+    where = None if frame_ids is None else {"frame_id": {"$in": frame_ids}}
+
+    def query(_client=None):
+        return collection.query(query_embeddings=[embedding], n_results=n, where=where, include=["distances"])
+
+    if id(client) in _remote_clients:
+        # A server answers several reads at once (a range of several days is read in parallel):
+        # only the client and collection lookups above hold the lock.
+        result = _unlocked("search", query)
+    else:
+        result = _call("search", query)
+    ids, distances = result["ids"][0], result["distances"][0]
+    best: dict[int, float] = {}
+    for entry_id, distance in zip(ids, distances):
+        frame_id = int(entry_id.partition(":")[0])
+        if distance < best.get(frame_id, 9.0):
+            best[frame_id] = float(distance)
+    return DayHits(
+        hits=[VectorHit(frame_id=frame_id, distance=distance) for frame_id, distance in sorted(best.items(), key=lambda item: item[1])],
+        farthest=float(distances[-1]) if distances else 2.0,
+        exhausted=len(ids) < n,
+    )
 
 
 def vectors_health() -> tuple[bool, str]:
