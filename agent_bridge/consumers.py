@@ -5,11 +5,12 @@ The page sends {"action": "ask", "message", "session_id"?, "start_time"?, "end_t
 the API's SSE stream: "start", Pi's own events, then "final" or "error"); each event reaches
 this socket through the channel layer as {"event", "data"}."""
 
+import asyncio
 import json
 import logging
 import threading
 
-from asgiref.sync import async_to_sync, sync_to_async
+from asgiref.sync import sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from channels.layers import get_channel_layer
 from django.db import close_old_connections, connections
@@ -24,10 +25,15 @@ from search.filters import filters_parse
 logger = logging.getLogger(__name__)
 
 
-def _turn_run(channel_name: str, query: ChatQuery) -> None:
-    """Run one turn and send each of its events to the socket (a thread of its own)."""
+def _turn_run(channel_name: str, query: ChatQuery, loop: asyncio.AbstractEventLoop) -> None:
+    """Run one turn and send each of its events to the socket (a thread of its own). Each send
+    runs on the server's event loop, where the channel layer lives: the in-memory layer's queues
+    are not thread-safe, and a send from another loop reached the socket up to a second late."""
     layer = get_channel_layer()
-    send = async_to_sync(layer.send)
+
+    def send(channel: str, message: dict) -> None:
+        asyncio.run_coroutine_threadsafe(layer.send(channel, message), loop).result(timeout=30)
+
     close_old_connections()
     try:
         for event, data in chat_answer_stream(query=query):
@@ -75,7 +81,8 @@ class AgentChatConsumer(AsyncWebsocketConsumer):
         except ApplicationError as exc:
             await self._error(exc.message)
             return
-        threading.Thread(target=_turn_run, args=(self.channel_name, query), name="agent-turn-ws", daemon=True).start()
+        loop = asyncio.get_running_loop()
+        threading.Thread(target=_turn_run, args=(self.channel_name, query, loop), name="agent-turn-ws", daemon=True).start()
 
     def _query(self, message: dict) -> ChatQuery:
         text = str(message.get("message") or "").strip()

@@ -178,7 +178,7 @@ def main() -> None:
             got, wall, first_bytes = turn_run(socket, model)
             bridge += delays(got, first_bytes)
             walls.append(wall)
-            finals.append(got[-1])
+            finals.append(got[-1][:2])
         socket.close()
         turn_id = next((data["turn_id"] for event, data in finals if event == "final"), None)
         if turn_id:
