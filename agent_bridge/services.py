@@ -276,6 +276,9 @@ def _turn(query: ChatQuery) -> Iterator[tuple[str, dict]]:
             if _session_of_context != session.id:
                 process.request({"type": "new_session"}, timeout=PROMPT_REPLY_S)
                 _session_of_context = session.id
+            if manager.cancelled == turn.id:  # stopped before Pi got the question
+                yield "error", _fail(turn, reply, TurnStatus.CANCELLED, "Stopped: the question was aborted.", "", started)
+                return
             prompt = agent_question(message=query.message, now=timezone.now(), zone=query.zone, start=bounds[0], end=bounds[1])
             answer = process.request({"type": "prompt", "message": prompt}, timeout=PROMPT_REPLY_S)
             if not answer.success:
@@ -346,7 +349,12 @@ def _follow(query: ChatQuery, turn: AgentTurn, events: queue.Queue, started: flo
     pending_end_at = 0.0
     last_write = 0.0
     manager = agent_manager()
+    abort_sent = False
     while True:
+        if manager.cancelled == turn.id and not abort_sent:
+            # The user's abort may have come before Pi began this run: it is sent again from here.
+            abort_sent = True
+            _abort(manager)
         now = time.monotonic()
         limit = min(deadline, first_deadline if not seen_event else deadline)
         if pending_end is not None:
