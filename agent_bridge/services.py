@@ -56,7 +56,6 @@ logger = logging.getLogger(__name__)
 
 TOKEN_NAME = "agent (web process {pid})"
 RESULT_CHARS = 2000  # of a tool result kept in the audit log
-PROMPT_REPLY_S = 10.0
 ABORT_WAIT_S = 5.0
 RETRY_WAIT_S = 3.0  # after a failed run, how long Pi may take to announce its own retry
 EVENT_WRITE_EVERY_S = 1.0  # last_event_at is written at most this often (text deltas come by the hundred)
@@ -274,18 +273,25 @@ def _turn(query: ChatQuery) -> Iterator[tuple[str, dict]]:
                 if query.filters is not None else None,
             }
             if _session_of_context != session.id:
-                process.request({"type": "new_session"}, timeout=PROMPT_REPLY_S)
+                try:
+                    process.request({"type": "new_session"}, timeout=settings.AGENT_TURN_START_TIMEOUT_S)
+                except AgentUnavailable:
+                    process.kill()  # alive but not answering: the manager starts a new one
+                    message = (
+                        f"The agent did not start answering within {settings.AGENT_TURN_START_TIMEOUT_S:g} s; "
+                        "it was restarted. Ask again in a few seconds."
+                    )
+                    yield "error", _fail(turn, reply, TurnStatus.TIMED_OUT, message, "", started)
+                    return
                 _session_of_context = session.id
             if manager.cancelled == turn.id:  # stopped before Pi got the question
                 yield "error", _fail(turn, reply, TurnStatus.CANCELLED, "Stopped: the question was aborted.", "", started)
                 return
             prompt = agent_question(message=query.message, now=timezone.now(), zone=query.zone, start=bounds[0], end=bounds[1])
-            answer = process.request({"type": "prompt", "message": prompt}, timeout=PROMPT_REPLY_S)
-            if not answer.success:
-                yield "error", _fail(turn, reply, TurnStatus.FAILED, f"The agent refused the question: {answer.error}", "", started)
-                return
+            # Not waited for here: its reply is one of the events the turn-start watchdog waits for.
+            prompt_id, _ = process.send({"type": "prompt", "message": prompt})
             _turn_update(turn, status=TurnStatus.RUNNING, started_at=timezone.now())
-            outcome = yield from _follow(query, turn, events, started)
+            outcome = yield from _follow(query, turn, events, time.monotonic(), prompt_id)
     except AgentUnavailable as exc:
         yield "error", _fail(turn, reply, TurnStatus.FAILED, exc.message, text, started)
         return
@@ -338,8 +344,9 @@ def agent_abort(*, turn_id: int) -> AgentTurn:
     return turn
 
 
-def _follow(query: ChatQuery, turn: AgentTurn, events: queue.Queue, started: float):
-    """Pass Pi's events on until the turn ends; returns (status, message, text, frame ids returned)."""
+def _follow(query: ChatQuery, turn: AgentTurn, events: queue.Queue, started: float, prompt_id: str):
+    """Pass Pi's events on until the turn ends (`started`: when the question went to Pi);
+    returns (status, message, text, frame ids returned)."""
     first_deadline = started + settings.AGENT_TURN_START_TIMEOUT_S
     deadline = started + settings.AGENT_TURN_TIMEOUT_S
     seen_event = False
@@ -380,7 +387,9 @@ def _follow(query: ChatQuery, turn: AgentTurn, events: queue.Queue, started: flo
                 "it restarts by itself: ask again in a few seconds."
             ), text, returned
         if isinstance(event, Response):
-            continue  # replies to commands (ours are matched by id)
+            if event.id == prompt_id and not event.success:
+                return TurnStatus.FAILED, f"The agent refused the question: {event.error}", text, returned
+            continue  # other replies (their callers get them by id)
         seen_event = True
         now_wall = time.monotonic()
         if now_wall - last_write >= EVENT_WRITE_EVERY_S:

@@ -246,6 +246,31 @@ def test_an_unreachable_model_gives_a_clear_error_after_pis_retries(tmp_path):
         assert live.session.get(f"{live.url}/api/v1/chat/turns/{got[0][1]['turn_id']}", timeout=30).json()["status"] == "failed"
 
 
+def test_a_pi_that_says_nothing_after_the_question_is_stopped_by_the_start_watchdog(server, model, frames):
+    model.play(text("First."))
+    first = ask(server)
+    pid = turn(server, first[0][1]["turn_id"])["pi_pid"]
+    os.kill(pid, signal.SIGSTOP)  # alive, silent: no reply, no event
+    try:
+        started = time.time()
+        got = ask(server, session_id=first[0][1]["session_id"])  # the same chat: straight to the prompt
+        assert got[-1][0] == "error" and got[-1][1]["status"] == "timed_out", got[-1]
+        assert "did not start answering within 15 s" in got[-1][1]["message"] and time.time() - started < 30
+    finally:
+        try:
+            os.kill(pid, signal.SIGCONT)
+        except ProcessLookupError:
+            pass  # killed by the bridge, as it should be
+    model.play(text("Restarted."))
+    deadline = time.time() + 30
+    while True:
+        final = ask(server)[-1]
+        if final[0] == "final" or time.time() > deadline:
+            break
+        time.sleep(1)
+    assert final[0] == "final" and "Restarted" in final[1]["answer_md"]
+
+
 def test_no_llm_configured_is_a_clear_503(tmp_path):
     with LiveServer(tmp_path / "data", env={"LLM_BASE_URL": "", "LLM_MODEL": ""}) as live:
         response = live.session.post(f"{live.url}/api/v1/chat", json={"message": "hi", "mode": "agent"}, timeout=30)
