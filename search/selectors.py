@@ -305,6 +305,13 @@ ENTRIES_PER_FRAME = 4
 # (frame_id $in) about 7 + 0.011*m ms whatever k. A partly kept day is read the cheaper way.
 OPEN_COST_MS = (2.0, 0.0035)
 IDS_COST_MS = (7.0, 0.011)
+# The search by id reads Chroma's metadata table, which is one for the whole index: with 1M
+# frames (4.6M entries) it cost about 90 ms whether for 50 ids or 300 (at 100k: 7 + 0.011*m), so
+# its cost is grown by (frames / IDS_COST_FRAMES) ** IDS_COST_GROWTH. A short over-fetched day
+# is read again by id only when that is estimated under IDS_FALLBACK_MAX_MS.
+IDS_COST_FRAMES = 100_000
+IDS_COST_GROWTH = 1.1
+IDS_FALLBACK_MAX_MS = 60.0
 VECTOR_IDS_MAX = 2000
 VECTOR_IDS_EXACT = 8000
 OVERFETCH_MAX = 16_000
@@ -472,6 +479,7 @@ class SemanticPlan:
     n: int
     key: str
     reads: list[_DayRead] = field(default_factory=list)
+    ids_cost: tuple[float, float] = IDS_COST_MS  # grown with the index's size
 
 
 def semantic_plan(*, q: str, filters: Filters, n: int) -> SemanticPlan:
@@ -481,7 +489,8 @@ def semantic_plan(*, q: str, filters: Filters, n: int) -> SemanticPlan:
     The index has one collection per UTC day; the SQL filters decide which frames count, the
     same as for keyword search. For each day of the range:
     - the filters keep the whole day: its collection is searched whole;
-    - else, the cheaper of two reads (by the measured costs OPEN_COST_MS and IDS_COST_MS):
+    - else, the cheaper of two reads (by the measured costs OPEN_COST_MS and IDS_COST_MS, the
+      latter grown with the index's size):
       the search on the kept frames alone (at most VECTOR_IDS_MAX, their ids inside the vector
       query), or the day's nearest entries, over-fetched by the share of frames kept, keeping
       the admitted ones (semantic_finish).
@@ -496,6 +505,10 @@ def semantic_plan(*, q: str, filters: Filters, n: int) -> SemanticPlan:
     present = days_present(embedder_key=key, expect_day=min(last_day, day_of(int(time.time() * 1000))))
     entries_wanted = n * ENTRIES_PER_FRAME
     with connection.cursor() as cursor:
+        cursor.execute("SELECT max(id) FROM frames_frame")  # about the frames indexed, at no cost
+        frames = cursor.fetchone()[0] or 0
+        growth = max(1.0, frames / IDS_COST_FRAMES) ** IDS_COST_GROWTH
+        plan.ids_cost = (IDS_COST_MS[0] * growth, IDS_COST_MS[1] * growth)
         for day in sorted((day for day in present if first_day <= day <= last_day), reverse=True):
             day_lo, day_hi = day_bounds_ms(day)
             day_filters = filters.with_range(max(filters.start_time, day_lo / 1000), min(filters.end_time, day_hi / 1000))
@@ -507,7 +520,7 @@ def semantic_plan(*, q: str, filters: Filters, n: int) -> SemanticPlan:
             read = _DayRead(day=day, filters=day_filters, kept=kept, frame_ids=None, fetch=entries_wanted, admit=False)
             if kept >= in_day and not filters.narrowed():
                 pass  # the whole day
-            elif kept <= VECTOR_IDS_MAX and _cost(IDS_COST_MS, kept) < _cost(OPEN_COST_MS, fetch):
+            elif kept <= VECTOR_IDS_MAX and _cost(plan.ids_cost, kept) < _cost(OPEN_COST_MS, fetch):
                 read.frame_ids = _ids(cursor, day_filters)
             else:
                 read.fetch, read.admit = fetch, True
@@ -544,8 +557,9 @@ def semantic_finish(plan: SemanticPlan, fetched: SemanticFetched) -> list[tuple[
     filters admit; when that leaves too few while what it read is still near enough to count, it
     reads 4x deeper (up to OVERFETCH_MAX entries), then searches the kept frames by id when there
     are at most VECTOR_IDS_EXACT of them. What it returns is exact (the nearest admitted frames,
-    in order); only a day that keeps more than VECTOR_IDS_EXACT frames, none of them among its
-    OVERFETCH_MAX nearest entries, can give fewer than n."""
+    in order); only a day that keeps more than VECTOR_IDS_EXACT frames (or whose search by id
+    would cost more than IDS_FALLBACK_MAX_MS), none of them among its OVERFETCH_MAX nearest
+    entries, can give fewer than n."""
     cutoff = settings.SEMANTIC_MAX_DISTANCE
     n = plan.n
     best: dict[int, float] = {}
@@ -560,7 +574,7 @@ def semantic_finish(plan: SemanticPlan, fetched: SemanticFetched) -> list[tuple[
                 deeper = partial(_day_nearest, cursor, key=plan.key, day=read.day, embedding=fetched.embedding, filters=read.filters, n=n)
                 if read.fetch < OVERFETCH_MAX:
                     hits, more = deeper(frame_ids=read.frame_ids, fetch=min(read.fetch * 4, OVERFETCH_MAX), admit=read.admit)
-                if more and read.admit and read.kept <= VECTOR_IDS_EXACT:
+                if more and read.admit and read.kept <= VECTOR_IDS_EXACT and _cost(plan.ids_cost, read.kept) <= IDS_FALLBACK_MAX_MS:
                     hits, _ = deeper(frame_ids=_ids(cursor, read.filters), fetch=n * ENTRIES_PER_FRAME, admit=False)
             for hit in hits:
                 if hit.distance < best.get(hit.frame_id, 9.0):
