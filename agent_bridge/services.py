@@ -41,7 +41,7 @@ from agent_bridge.process import AgentUnavailable, PiSetup, pi_binary
 from agent_bridge.prompts import agent_question, agent_system_prompt
 from chat.citations import ValidatedAnswer, citations_validate
 from chat.evidence import FRAME_FIELDS, SampledFrame, sampled_frame
-from chat.models import ChatMessage, ChatStatus, DroppedReason
+from chat.models import ChatMessage, DroppedReason
 from chat.modes import AnswerMode, ChatQuery
 from chat.sampling import ocr_truncate
 from chat.services import answer_fail, answer_final, answer_store, turn_open
