@@ -511,8 +511,9 @@ def english_phrases(rng: random.Random, n: int, top: int) -> tuple[list[str], li
     return phrases, ranges
 
 
-def query_kinds(*, n: int, t0: float, top: int, seed: int) -> list[QueryKind]:
-    corpus = Corpus(seed)
+def query_kinds(*, n: int, t0: float, top: int, seed: int, corpus_seed: int) -> list[QueryKind]:
+    """Words of the corpus the frames were generated from (corpus_seed: the fill's), drawn with `seed`."""
+    corpus = Corpus(corpus_seed)
     rng = random.Random(seed + 1)
     en = corpus.en_vocab[15:1500]
     zh = [w for w in corpus.zh_vocab if len(w) in (2, 3)][:1000]
@@ -675,8 +676,11 @@ def size_run(*, size: int, args, summary: list[str]) -> None:
         print(f"\n(4) vector index on disk (du {vectors_dir() / 'db'}): {db_bytes / 2**20:,.0f} MiB for {size:,} frames, "
               f"{db_bytes / size:,.0f} B/frame ({entries:,} entries, {db_bytes / max(entries, 1):,.0f} B/entry)")
 
-        kinds = query_kinds(n=args.queries, t0=t0, top=size, seed=args.seed + 20)
-        warm = [QueryKind(k.label, k.queries[:5], k.ranges[:5]) for k in query_kinds(n=5, t0=t0, top=size, seed=args.seed + 30)]
+        kinds = query_kinds(n=args.queries, t0=t0, top=size, seed=args.seed + 20, corpus_seed=args.seed)
+        warm = [
+            QueryKind(k.label, k.queries[:5], k.ranges[:5])
+            for k in query_kinds(n=5, t0=t0, top=size, seed=args.seed + 30, corpus_seed=args.seed)
+        ]
         cold = cold_days_run(seed=args.seed + 40)
         print(f"\nfirst semantic search of each of {len(cold)} days after the vector server started (its collection read "
               f"from disk): p50 {statistics.median(cold):.1f} ms, max {max(cold):.1f} ms; every day is loaded from here on")
