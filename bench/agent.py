@@ -39,9 +39,9 @@ REPO = Path(__file__).resolve().parent.parent
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from bench.demo import frames_post_session, ocr_wait  # noqa: E402
+from tests.server import frames_post_session, ocr_wait  # noqa: E402
 from bench.ingest import code_state  # noqa: E402
-from bench.live import LiveServer  # noqa: E402
+from tests.server import LiveServer  # noqa: E402
 from tests.agent_bridge.fake_model import FakeAgentModel, bash, frame_ids_in, text, tool_results  # noqa: E402
 from tests.live import login  # noqa: E402
 

@@ -1,6 +1,6 @@
 """Ingest on a real `manage.py serve` (web server + OCR worker) in a temporary data dir.
 
-Renders realistic 1920x1080 screens from bench.screens.session (fixed seed) as PNG; in
+Renders realistic 1920x1080 screens from tests.screens.session (fixed seed) as PNG; in
 each one a made-up word is typed, so a search for it can only be answered from that
 frame or a later one, and a topic of its own is written into the window (a note, message
 or page of eight lines from TOPICS, each used once per run; it stays in the window, as a
@@ -59,9 +59,9 @@ REPO = Path(__file__).resolve().parent.parent
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from bench.live import LiveServer  # noqa: E402
+from tests.server import LiveServer  # noqa: E402
 from bench.quality.queries import STOPWORDS, shared_words, word_stem  # noqa: E402
-from bench.screens import EN_WORDS, Screen, render, rows_for, session  # noqa: E402
+from tests.screens import EN_WORDS, Screen, render, rows_for, session  # noqa: E402
 
 GOAL_SEARCHABLE_P95_S = 5.0
 GOAL_BYTES_PER_FRAME = 100 * 1024
@@ -76,7 +76,7 @@ CJK_CHAR = re.compile(r"[\u4e00-\u9fff]")
 # Topics for time-to-searchable by meaning: each paced frame shows one (a note, message or page on
 # one subject: a heading and seven lines, written over lines of its window), once per run, and
 # is looked for with its paraphrase, which shares no content word with it (topics_check) nor with
-# the filler text the screens are made of (bench.screens.EN_WORDS), so only its meaning can find it.
+# the filler text the screens are made of (tests.screens.EN_WORDS), so only its meaning can find it.
 # Why eight lines: the worker embeds a frame's whole text in chunks of up to 256 tokens, and a
 # screen here holds about 280, so a topic is a small part of its chunk; with two lines, about 80%
 # of paraphrases fell under the search's similarity floor (0.2), with six still 37%, with eight

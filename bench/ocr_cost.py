@@ -13,7 +13,6 @@ drawn on screen, so that a saving that lost words would show.
 import argparse
 import io
 import os
-import re
 import resource
 import statistics
 import sys
@@ -24,35 +23,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from bench.screens import ZH_WORDS, Screen, rows_for  # noqa: E402
-
-LATIN_WORD = re.compile(r"[A-Za-z]+")
-CJK_RUN = re.compile(r"[\u4e00-\u9fff]+")
-ZH_VOCAB = sorted(set(ZH_WORDS), key=len, reverse=True)
-
-
-def words_drawn(*, screen: Screen, rows: int | None = None) -> set[str]:
-    """Words in the content lines visible on a screen (`rows` of them; as many as 1080 pixels
-    hold by default): English words, and Chinese vocabulary words (a Chinese line is a run
-    of them, split here by longest match)."""
-    words: set[str] = set()
-    for line in screen.visible_lines(rows or rows_for(screen.kind)):
-        words.update(w.lower() for w in LATIN_WORD.findall(line))
-        for run in CJK_RUN.findall(line):
-            pos = 0
-            while pos < len(run):
-                match = next((w for w in ZH_VOCAB if run.startswith(w, pos)), run[pos])
-                words.add(match)
-                pos += len(match)
-    return words
-
-
-def words_found(*, words: set[str], text: str) -> set[str]:
-    """Which of `words` the OCR text contains: English as whole words, Chinese as substrings."""
-    latin = {w.lower() for w in LATIN_WORD.findall(text)}
-    joined = "".join(text.split())
-    return {w for w in words if (w in latin if w.isascii() else w in joined)}
-
+from tests.screens import Screen, words_drawn, words_found  # noqa: E402
 
 def _cpu_seconds() -> float:
     usage = resource.getrusage(resource.RUSAGE_SELF)
@@ -82,7 +53,7 @@ def main() -> None:
     from PIL import Image
     from tqdm import tqdm
 
-    from bench.screens import render, session
+    from tests.screens import render, session
     from frames import ocr
     from frames.imaging import image_encode
 

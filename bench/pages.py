@@ -5,7 +5,7 @@ Builds a fresh database with the app's migrations in a temporary MYRECALL_DATA_D
 fills one local day (Europe/Berlin) with --frames frames: OCR-like English and Chinese
 screens from bench/search_keyword.Corpus, with line and word boxes laid out as RapidOCR
 gives them, and index rows written through search.fts. Images are real WebP screens
-rendered by bench/screens.py, one per app, shared by all the frames of that app.
+rendered by tests/screens.py, one per app, shared by all the frames of that app.
 
 Each page is requested with Django's test client in-process (logged-in superuser, `tz`
 cookie), then a few times over HTTP against a real `manage.py serve` on the same data
@@ -50,7 +50,7 @@ HOUR_WEIGHTS = {
 }
 GOAL_MS = 300.0
 GOAL_BYTES = 1_000_000
-# How the bench's app kinds are drawn by bench/screens.py.
+# How the bench's app kinds are drawn by tests/screens.py.
 RENDER_KIND = {"browser": "browser", "editor": "editor", "terminal": "terminal", "chat": "chat", "mail": "browser"}
 VIEWER_LINES = 60
 BATCH = 2000
@@ -367,7 +367,7 @@ def main() -> None:
         print(f"  timeline pages read the whole day's rows first: frames_between, {rows:,} rows, p50 {rows_ms:.1f} ms")
 
         if args.http_requests:
-            from bench.live import LiveServer
+            from tests.server import LiveServer
 
             connection.close()
             print(f"\nstarting manage.py serve on {data_dir} ...", flush=True)

@@ -59,7 +59,7 @@ if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
 from bench.ingest import code_state  # noqa: E402
-from bench.live import LiveServer, process_descendants  # noqa: E402
+from tests.server import LiveServer, process_descendants  # noqa: E402
 from bench.search_keyword import (  # noqa: E402
     DAY,
     SPAN_DAYS,
@@ -741,7 +741,7 @@ def proc_role(pid: int) -> str:
 def memory_run(work: Path, *, seed: int, summary: list[str]) -> None:
     """One screenshot through a real serve: OCR and embedding in the worker, one hybrid search in
     the web process, then the memory of each process."""
-    from bench.screens import render, session
+    from tests.screens import render, session
 
     print("\n== 5. memory of a real `manage.py serve` (web, worker, vector server) ==")
     print("starting serve ...", flush=True)

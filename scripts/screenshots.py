@@ -11,8 +11,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from playwright.sync_api import sync_playwright  # noqa: E402
 
-from bench.demo import frames_post_session, ocr_wait  # noqa: E402
-from bench.live import LiveServer  # noqa: E402
+from tests.server import frames_post_session, ocr_wait  # noqa: E402
+from tests.server import LiveServer  # noqa: E402
 
 CHROMIUM_ARGS = [
     "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",

@@ -9,8 +9,8 @@ from datetime import timezone as dt_timezone
 import pytest
 from PIL import Image, ImageDraw
 
-from bench.live import LiveServer
-from bench.screens import font
+from tests.server import LiveServer
+from tests.screens import font
 from frames.models import Frame, OcrResult, OcrStatus
 from search.services import frame_index
 from search.vectors import vectors_release

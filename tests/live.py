@@ -5,7 +5,7 @@ import json
 
 import requests
 
-from bench.live import LiveServer
+from tests.server import LiveServer
 
 
 def sse_events(response):

@@ -10,8 +10,8 @@ import time
 
 import pytest
 
-from bench.demo import frames_post_session, ocr_wait
-from bench.live import LiveServer
+from tests.server import frames_post_session, ocr_wait
+from tests.server import LiveServer
 from tests.agent_bridge.fake_model import FakeAgentModel, Step, bash, frame_ids_in, text, tool_results
 from tests.live import login
 from tests.live import sse_events as events
@@ -234,7 +234,7 @@ def test_a_turn_longer_than_the_watchdog_is_stopped_and_the_agent_stays_usable(s
 
 
 def test_an_unreachable_model_gives_a_clear_error_after_pis_retries(tmp_path):
-    from bench.live import port_pick
+    from tests.server import port_pick
 
     closed = port_pick()  # nothing listens there
     env = {"LLM_BASE_URL": f"http://127.0.0.1:{closed}/v1", "LLM_MODEL": "nowhere", "AGENT_TURN_TIMEOUT_S": "60"}

@@ -6,8 +6,8 @@ import time
 import pytest
 import requests
 
-from bench.demo import frames_post_session
-from bench.live import LiveServer
+from tests.server import frames_post_session
+from tests.server import LiveServer
 from tests.chat import fake_llm as fake
 from tests.live import sse_events as events
 

@@ -199,7 +199,7 @@ def test_ocr_failure_is_recorded_and_retried_boundedly(api, settings, immediate_
 def test_one_typed_word_on_a_full_hd_screen_is_not_a_duplicate(api):
     import random
 
-    from bench.screens import new_screen, render
+    from tests.screens import new_screen, render
 
     screen = new_screen(random.Random(7), "editor")
     before = io.BytesIO()

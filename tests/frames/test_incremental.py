@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from PIL import Image, ImageDraw
 
-from bench.ocr_cost import words_drawn, words_found
-from bench.screens import THEMES, TOP, font, new_screen, render, rows_for, session
+from tests.screens import words_drawn, words_found
+from tests.screens import THEMES, TOP, font, new_screen, render, rows_for, session
 from frames import ocr, storage
 from frames.imaging import image_encode
 from frames.incremental import ink_find, image_grey, regions_plan
@@ -182,7 +182,7 @@ def test_a_different_size_is_a_full_pass():
 
 
 def _drawn(screen, size) -> list[tuple[str, tuple, list[tuple]]]:
-    """What bench.screens.render draws, as a perfect reader would return it: (text, line box, word boxes)."""
+    """What tests.screens.render draws, as a perfect reader would return it: (text, line box, word boxes)."""
     theme = THEMES[screen.kind]
     draw = ImageDraw.Draw(Image.new("RGB", (1, 1)))
     items = []

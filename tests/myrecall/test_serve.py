@@ -13,8 +13,8 @@ import pytest
 import requests
 from PIL import Image
 
-from bench.live import LiveServer, process_descendants
-from bench.screens import Screen, render
+from tests.server import LiveServer, process_descendants
+from tests.screens import Screen, render
 from tests.live import login
 
 SEARCH_WAIT_S = 60

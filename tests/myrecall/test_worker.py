@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from bench.live import LiveServer
-from bench.screens import new_screen, render
+from tests.server import LiveServer
+from tests.screens import new_screen, render
 
 REPO = Path(__file__).resolve().parents[2]
 WAIT_S = 240

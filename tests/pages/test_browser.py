@@ -11,8 +11,8 @@ from zoneinfo import ZoneInfo
 import pytest
 from playwright.sync_api import expect, sync_playwright
 
-from bench.demo import frames_post_session, ocr_wait
-from bench.live import LiveServer
+from tests.server import frames_post_session, ocr_wait
+from tests.server import LiveServer
 from scripts.screenshots import CHROMIUM_ARGS
 from tests.conftest import render_text_image
 

@@ -11,7 +11,7 @@ import pytest
 from django.utils import timezone
 from playwright.sync_api import expect
 
-from bench.demo import ocr_wait
+from tests.server import ocr_wait
 from chat.models import ChatMessage, ChatSession, ChatStatus
 from chat.modes import ChatQuery
 from chat.services import chat_answer

@@ -10,8 +10,8 @@ from urllib.parse import urlparse
 import pytest
 from playwright.sync_api import expect
 
-from bench.demo import ocr_wait
-from bench.live import LiveServer
+from tests.server import ocr_wait
+from tests.server import LiveServer
 from myrecall.links import web_url
 from tests.chat.test_sse_live import model  # noqa: F401 (fixture)
 from tests.conftest import render_text_image

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.live import REPO
+from tests.server import REPO
 from tests.conftest import render_text_image
 
 DRIVER = Path(__file__).with_name("screenpipe_client.mjs")

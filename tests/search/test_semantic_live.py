@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from bench.live import LiveServer
+from tests.server import LiveServer
 from tests.conftest import render_text_image
 
 

@@ -1,7 +1,9 @@
-"""A real `manage.py serve` (web server + worker) on a free port with its own data dir,
-shared by the end-to-end tests and the benchmarks."""
+"""A real `manage.py serve` (web server + worker) on a free port with its own data dir, shared
+by the end-to-end tests and the benchmarks, and a day of realistic frames posted to it."""
 
+import io
 import os
+import random
 import signal
 import socket
 import subprocess
@@ -10,6 +12,8 @@ import time
 from pathlib import Path
 
 import requests
+
+from tests.screens import render, session
 
 REPO = Path(__file__).resolve().parent.parent
 READY_MARKER = "[worker] ready"  # after every start-up hook: OCR engine and embedder loaded
@@ -49,11 +53,11 @@ class LiveServer:
     `env` adds or overrides environment variables (e.g. MYRECALL_DEDUP_MAX_DISTANCE) for the server.
     """
 
-    def __init__(self, data_dir: Path, *, env: dict[str, str] | None = None, ready_timeout_s: float = 120):
+    def __init__(self, data_dir: Path, *, env: dict[str, str] | None = None, ready_timeout_s: float = 120, port: int | None = None):
         self.data_dir = Path(data_dir)
         self.data_dir.mkdir(parents=True, exist_ok=True)
         self.db_path = self.data_dir / "myrecall.sqlite3"
-        self.port = port_pick()
+        self.port = port or port_pick()
         self.url = f"http://127.0.0.1:{self.port}"
         self.env = {**os.environ, **(env or {}), "MYRECALL_DATA_DIR": str(self.data_dir)}
         self.log_path = self.data_dir / "serve.log"
@@ -118,3 +122,40 @@ class LiveServer:
 
     def __exit__(self, *exc) -> None:
         self.stop()
+
+def frames_post_session(*, server: LiveServer, count: int, start: float, step_s: float, seed: int = 11) -> list[dict]:
+    """Post `count` frames of a working session, `step_s` apart from `start`; returns what was sent."""
+    sent = []
+    for i, (screen, action) in enumerate(session(random.Random(seed), count)):
+        buf = io.BytesIO()
+        render(screen).save(buf, format="PNG")
+        ts = start + i * step_s
+        resp = server.session.post(
+            server.url + "/api/v1/frames",
+            files={"image": ("frame.png", buf.getvalue(), "image/png")},
+            data={
+                "timestamp": ts,
+                "app_name": screen.app_name,
+                "window_name": screen.window_name,
+                "browser_url": screen.browser_url,
+                "focused": "true",
+                "device_name": "demo",
+            },
+            timeout=60,
+        )
+        resp.raise_for_status()
+        sent.append({"frame_id": resp.json()["frame_id"], "timestamp": ts, "action": action, "screen": screen})
+    return sent
+
+
+def ocr_wait(*, server: LiveServer, frame_ids: list[int], timeout_s: float = 600) -> None:
+    deadline = time.time() + timeout_s
+    pending = {i for i in frame_ids if i}
+    while pending and time.time() < deadline:
+        for frame_id in list(pending):
+            status = server.session.get(f"{server.url}/api/v1/frames/{frame_id}/metadata", timeout=30).json()["ocr_status"]
+            if status != "pending":
+                pending.discard(frame_id)
+        time.sleep(0.5)
+    if pending:
+        raise TimeoutError(f"OCR still pending for {sorted(pending)}")

@@ -8,6 +8,7 @@ scrolling a page (the content moves up), and switching windows.
 """
 
 import random
+import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -148,3 +149,31 @@ def session(rng: random.Random, steps: int, *, zh_share: float = 0.3):
                 current.lines.insert(row + 1, extra.strip())
             action = "type"
         yield current, action
+
+
+LATIN_WORD = re.compile(r"[A-Za-z]+")
+CJK_RUN = re.compile(r"[\u4e00-\u9fff]+")
+ZH_VOCAB = sorted(set(ZH_WORDS), key=len, reverse=True)
+
+
+def words_drawn(*, screen: Screen, rows: int | None = None) -> set[str]:
+    """Words in the content lines visible on a screen (`rows` of them; as many as 1080 pixels
+    hold by default): English words, and Chinese vocabulary words (a Chinese line is a run
+    of them, split here by longest match)."""
+    words: set[str] = set()
+    for line in screen.visible_lines(rows or rows_for(screen.kind)):
+        words.update(w.lower() for w in LATIN_WORD.findall(line))
+        for run in CJK_RUN.findall(line):
+            pos = 0
+            while pos < len(run):
+                match = next((w for w in ZH_VOCAB if run.startswith(w, pos)), run[pos])
+                words.add(match)
+                pos += len(match)
+    return words
+
+
+def words_found(*, words: set[str], text: str) -> set[str]:
+    """Which of `words` the OCR text contains: English as whole words, Chinese as substrings."""
+    latin = {w.lower() for w in LATIN_WORD.findall(text)}
+    joined = "".join(text.split())
+    return {w for w in words if (w in latin if w.isascii() else w in joined)}
