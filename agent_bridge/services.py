@@ -154,6 +154,22 @@ def agent_stop() -> None:
 # -- turn state -------------------------------------------------------------------------------
 
 
+SCRUBBED_RESULT = "(removed: frames this search returned were deleted)"
+
+
+def tool_results_scrub_on_deleting(sender, *, frames, **kwargs) -> dict:
+    """frames_deleting: a tool call's stored result quotes the screens it returned; the results
+    that returned a deleted frame are emptied (the command and the frame ids stay, for the audit)."""
+    ids = {frame.id for frame in frames}
+    hit = [
+        call_id
+        for call_id, frame_ids in AgentToolCall.objects.exclude(result=SCRUBBED_RESULT).values_list("id", "frame_ids")
+        if ids.intersection(frame_ids or ())
+    ]
+    scrubbed = AgentToolCall.objects.filter(id__in=hit).update(result=SCRUBBED_RESULT) if hit else 0
+    return {"agent_tool_results": scrubbed}
+
+
 def _turn_update(turn: AgentTurn, **fields) -> None:
     for name, value in fields.items():
         setattr(turn, name, value)

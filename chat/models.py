@@ -57,6 +57,9 @@ class ChatMessage(models.Model):
     retrieval_ms = models.PositiveIntegerField(null=True, blank=True, help_text="Retrieval and sampling.")
     llm_ms = models.PositiveIntegerField(null=True, blank=True)
     total_ms = models.PositiveIntegerField(null=True, blank=True)
+    evidence_deleted = models.BooleanField(
+        default=False, help_text="Frames it cited were deleted since: its claims can no longer be checked against them."
+    )
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
 
     class Meta:
@@ -81,7 +84,10 @@ class Citation(models.Model):
     frame = models.ForeignKey(Frame, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     frame_id_cited = models.BigIntegerField()
     timestamp = models.DateTimeField(null=True, blank=True, help_text="The frame's time (UTC), when it exists.")
-    snippet = models.TextField(blank=True, default="", help_text="The OCR snippet the answer was given.")
+    snippet = models.TextField(
+        blank=True, default="", help_text="The OCR snippet the answer was given (emptied when the frame is deleted)."
+    )
+    frame_deleted = models.BooleanField(default=False, help_text="The frame was deleted after the answer.")
     valid = models.BooleanField()
     dropped_reason = models.CharField(max_length=32, choices=DroppedReason.choices, blank=True, default="")
     created_at = models.DateTimeField(auto_now_add=True)

@@ -86,6 +86,9 @@ class MessageOut(Schema):
     created_at: float
     evidence: list[EvidenceOut]
     dropped: list[DroppedOut]
+    evidence_deleted: int = Field(
+        0, description="Frames the answer cited that were deleted since: their evidence and snippets are gone."
+    )
 
 
 class SessionDetailOut(SessionOut):

@@ -76,6 +76,8 @@ def message_shape(message: ChatMessage) -> dict:
         "created_at": message.created_at.timestamp(),
         "evidence": evidence,
         "dropped": [{"frame_id": c.frame_id_cited, "reason": c.dropped_reason} for c in citations if not c.valid],
+        # Frames it cited that were deleted since (their snippets with them).
+        "evidence_deleted": len({c.frame_id_cited for c in citations if c.valid and c.frame_deleted}),
     }
 
 

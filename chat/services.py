@@ -36,6 +36,17 @@ from search.selectors import SearchHit, search_keyword, search_run
 logger = logging.getLogger(__name__)
 
 HISTORY_TURNS = 2
+
+
+def citations_scrub_on_deleting(sender, *, frames, **kwargs) -> dict:
+    """frames_deleting: citations of deleted frames lose the OCR snippet they quoted, and their
+    answers are marked as citing deleted evidence (in the transaction that deletes the frames)."""
+    ids = [frame.id for frame in frames]
+    cited = Citation.objects.filter(frame_id_cited__in=ids)
+    messages = set(cited.values_list("message_id", flat=True))
+    scrubbed = cited.update(snippet="", frame_deleted=True)
+    marked = ChatMessage.objects.filter(id__in=messages, evidence_deleted=False).update(evidence_deleted=True)
+    return {"citation_snippets": scrubbed, "answers_marked": marked}
 TITLE_CHARS = 80
 
 

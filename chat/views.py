@@ -28,12 +28,20 @@ def dropped_label(dropped: list[dict]) -> str:
     return f"{len(dropped)} citation{'s' if len(dropped) != 1 else ''} dropped: {reasons}"
 
 
+def deleted_label(count: int) -> str:
+    if not count:
+        return ""
+    frames = "frame it cited was" if count == 1 else "frames it cited were"
+    return f"{count} {frames} deleted since this answer: those claims can no longer be checked."
+
+
 def _turn(message: dict, zone) -> dict:
     span = message["time_range"]
     return {
         **message,
         "range": range_label(local_time(span["start_time"], zone), local_time(span["end_time"], zone)) if span else "",
         "dropped_label": dropped_label(message["dropped"]),
+        "deleted_label": deleted_label(message["evidence_deleted"]),
         "evidence": [{**item, "local": local_time(item["timestamp"], zone)} for item in message["evidence"]],
     }
 

@@ -1,9 +1,13 @@
+import math
+from datetime import datetime
+from datetime import timezone as dt_timezone
+
 from django.http import FileResponse, HttpRequest
 from ninja import File, Form, Router, UploadedFile
 
 from frames import selectors, services, storage
-from frames.models import Frame
-from frames.schemas import FrameContextOut, FrameCreatedOut, FrameMetadataOut, FrameOcrOut
+from frames.models import Frame, FrameDeletion
+from frames.schemas import FrameContextOut, FrameCreatedOut, FrameMetadataOut, FrameOcrOut, FramesDeletedOut
 from myrecall.errors import ApplicationError
 from myrecall.schemas import ErrorOut
 
@@ -151,3 +155,33 @@ def frame_context(request: HttpRequest, frame_id: int, before: int = 5, after: i
     frame = selectors.frame_get(frame_id=frame_id)
     earlier, later = selectors.frame_context(frame=frame, before=before, after=after)
     return {"frame": _brief(frame), "before": [_brief(f) for f in earlier], "after": [_brief(f) for f in later]}
+
+
+def _epoch_utc(name: str, value: float) -> datetime:
+    try:
+        if not math.isfinite(value) or value < 0:
+            raise ValueError
+        return datetime.fromtimestamp(value, tz=dt_timezone.utc)
+    except (ValueError, OverflowError, OSError):
+        raise ApplicationError(f"{name} must be epoch seconds.", extra={"field": name}) from None
+
+
+@router.delete(
+    "/frames",
+    response={200: FramesDeletedOut, 400: ErrorOut, 401: ErrorOut, 403: ErrorOut},
+    summary="Delete every copy of a time range's frames",
+)
+def frames_delete(request: HttpRequest, start_time: float, end_time: float, app_name: str = ""):
+    """Deletes the frames from start_time up to (not including) end_time, epoch seconds, of one
+    app when app_name is given (any letter case): their images, thumbnails, OCR text, keyword
+    index rows, vectors, and the snippets chat answers quoted from them (those answers are
+    marked as citing deleted evidence). Reports what it removed, by kind. Not allowed for
+    read-only tokens."""
+    start, end = _epoch_utc("start_time", start_time), _epoch_utc("end_time", end_time)
+    job = services.frames_delete(start=start, end=end, app_name=app_name.strip())
+    done = job.status == FrameDeletion.Status.DONE
+    frames = job.removed.get("frames", 0)
+    message = f"Deleted {frames} frame{'s' if frames != 1 else ''}."
+    if not done:
+        message += f" Their vectors or files are still to be removed ({job.error}); the worker finishes it."
+    return {"deletion_id": job.id, "status": job.status, "removed": job.removed, "message": message}

@@ -6,8 +6,11 @@ class FramesConfig(AppConfig):
 
     def ready(self):
         from frames import tasks
-        from myrecall.worker_hooks import task_abandoned_register, worker_startup_register
+        from django.conf import settings
+
+        from myrecall.worker_hooks import task_abandoned_register, worker_periodic_register, worker_startup_register
 
         worker_startup_register(tasks.ocr_lost_requeue)
         worker_startup_register(tasks.ocr_engine_warm_up)
         task_abandoned_register(tasks.frame_ocr, tasks.frame_ocr_abandoned)
+        worker_periodic_register(tasks.housekeeping_enqueue, every_s=lambda: settings.RETENTION_CHECK_S)

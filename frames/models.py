@@ -67,3 +67,36 @@ class OcrResult(models.Model):
     carried_from = models.ForeignKey(Frame, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     elapsed_ms = models.PositiveIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
+
+
+class FrameDeletion(models.Model):
+    """One deletion of the frames of a time range (optionally of one app), as a job that can be
+    finished after an interruption. Frames go in batches, each batch's rows (and every index
+    row and quote of them, through frames.signals.frames_deleting) in one transaction; the
+    batch's files and its vectors are owed in `pending` until they are removed after the commit.
+    Only frames that existed when the job began (id <= max_frame_id) are taken."""
+
+    class Status(models.TextChoices):
+        RUNNING = "running"
+        DONE = "done"
+
+    reason = models.CharField(max_length=32, help_text="'delete' (a user's range) or 'retention'.")
+    start_time = models.DateTimeField(null=True, blank=True)
+    end_time = models.DateTimeField(help_text="Frames before this time (UTC) and from start_time on.")
+    app_name = models.CharField(max_length=512, blank=True, default="", help_text="Only this app's frames (any letter case), when set.")
+    max_frame_id = models.BigIntegerField()
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.RUNNING)
+    pending = models.JSONField(
+        default=dict, blank=True, help_text="What the last batch still owes: {'frames': [[id, ts_ms], ...], 'files': [...]}."
+    )
+    removed = models.JSONField(default=dict, blank=True, help_text="What was removed so far, by kind.")
+    error = models.TextField(blank=True, default="", help_text="Why the last try stopped, if it did.")
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"Deletion {self.pk} ({self.reason}, {self.status})"

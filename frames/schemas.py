@@ -65,3 +65,10 @@ class FrameContextOut(Schema):
     frame: FrameBriefOut
     before: list[FrameBriefOut]
     after: list[FrameBriefOut]
+
+
+class FramesDeletedOut(Schema):
+    deletion_id: int
+    status: str  # done | running (what lives outside the database is still owed: see message)
+    removed: dict[str, int]
+    message: str

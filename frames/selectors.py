@@ -3,10 +3,13 @@
 from collections import defaultdict
 from collections.abc import Collection
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from datetime import timezone as dt_timezone
 
-from frames.models import Frame, OcrResult
+from django.db.models import Count
+from django.utils import timezone
+
+from frames.models import Frame, FrameDeletion, OcrResult
 from myrecall.errors import NotFound
 
 
@@ -132,3 +135,28 @@ def frames_usage(
     if previous is not None:
         count(previous, until)
     return dict(per_app), dict(per_window)
+
+
+# An unfinished deletion untouched this long was stopped (its process died): a retry takes it.
+DELETION_STALE_S = 60
+
+
+def deletions_stalled():
+    """Deletions that stopped midway: their process died, or the vector index was down."""
+    stale = timezone.now() - timedelta(seconds=DELETION_STALE_S)
+    return FrameDeletion.objects.filter(status=FrameDeletion.Status.RUNNING, updated_at__lt=stale)
+
+
+def frames_deletions_stalled() -> bool:
+    return deletions_stalled().exists()
+
+
+def frames_range_counts(*, end: datetime, start: datetime | None = None, app_name: str = "") -> dict[str, int]:
+    """How many frames a deletion of this range would take, by app, most first."""
+    frames = Frame.objects.filter(timestamp__lt=end)
+    if start is not None:
+        frames = frames.filter(timestamp__gte=start)
+    if app_name:
+        frames = frames.filter(app_name__iexact=app_name)
+    rows = frames.values("app_name").annotate(n=Count("id")).order_by("-n", "app_name")
+    return {row["app_name"]: row["n"] for row in rows}

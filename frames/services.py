@@ -1,23 +1,25 @@
-"""Writes for frames: ingest and OCR."""
+"""Writes for frames: ingest, OCR and deletion."""
 
 import logging
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from datetime import timezone as dt_timezone
 
 import numpy as np
 from django.conf import settings
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 from PIL import Image
 
 from frames import ocr, storage
 from frames.live import frame_created_publish
 from frames.imaging import hash_distance, image_decode, image_encode, image_hash
-from frames.models import Frame, OcrResult, OcrStatus
-from frames.signals import frame_text_ready
+from frames.models import Frame, FrameDeletion, OcrResult, OcrStatus
+from frames.selectors import deletions_stalled
+from frames.signals import frame_text_ready, frames_deleted, frames_deleting
 from frames.text import text_languages
 from myrecall.errors import ApplicationError
 
@@ -273,3 +275,164 @@ def _ocr_give_up(frame: Frame, *, reason: str) -> None:
     frame.save(update_fields=["ocr_status", "ocr_attempts", "ocr_error"])
     # Still searchable by its app, window and URL.
     frame_text_ready.send(sender=Frame, frame=frame)
+
+
+# Deletion ------------------------------------------------------------------------------------
+
+# Frames whose rows go in one write transaction: ingest waits at most that long.
+DELETE_BATCH = 500
+
+
+@dataclass(frozen=True)
+class FrameGone:
+    """A frame being deleted, as the other apps need it: its id and time."""
+
+    id: int
+    timestamp: datetime
+
+    @property
+    def ts_ms(self) -> int:
+        return math.floor(self.timestamp.timestamp() * 1000)
+
+
+def _counts_add(total: dict, responses) -> None:
+    for _receiver, counts in responses:
+        for kind, count in (counts or {}).items():
+            total[kind] = total.get(kind, 0) + count
+
+
+def frames_delete_begin(*, end: datetime, start: datetime | None = None, app_name: str = "", reason: str = "delete") -> FrameDeletion:
+    """Record a deletion of the frames from `start` (or the first) to before `end`, of one app
+    when given; frames_delete_run carries it out."""
+    if start is not None and start >= end:
+        raise ApplicationError("start_time must be before end_time.", extra={"field": "start_time"})
+    max_frame_id = Frame.objects.order_by("-id").values_list("id", flat=True).first() or 0
+    return FrameDeletion.objects.create(
+        reason=reason, start_time=start, end_time=end, app_name=app_name or "", max_frame_id=max_frame_id
+    )
+
+
+def _deletion_frames(job: FrameDeletion):
+    frames = Frame.objects.filter(id__lte=job.max_frame_id, timestamp__lt=job.end_time)
+    if job.start_time is not None:
+        frames = frames.filter(timestamp__gte=job.start_time)
+    if job.app_name:
+        frames = frames.filter(app_name__iexact=job.app_name)
+    return frames
+
+
+def _deletion_batch(job_id: int) -> int:
+    """Delete the rows of the job's next batch of frames, in one transaction, and record what
+    the batch still owes outside the database; returns how many (0: none left, the job is done)."""
+    with transaction.atomic():
+        job = FrameDeletion.objects.select_for_update().get(id=job_id)
+        rows = list(_deletion_frames(job).order_by("id").values_list("id", "timestamp", "image_path")[:DELETE_BATCH])
+        if not rows:
+            job.status = FrameDeletion.Status.DONE
+            job.finished_at = timezone.now()
+            job.error = ""
+            job.save(update_fields=["status", "finished_at", "error", "updated_at"])
+            return 0
+        gone = [FrameGone(id=frame_id, timestamp=moment) for frame_id, moment, _ in rows]
+        ids = [frame.id for frame in gone]
+        removed = dict(job.removed)
+        _counts_add(removed, frames_deleting.send(sender=Frame, frames=gone))
+        removed["ocr_texts"] = removed.get("ocr_texts", 0) + OcrResult.objects.filter(frame_id__in=ids).count()
+        # Frames whose unchanged regions were carried over from these keep their own text.
+        OcrResult.objects.filter(carried_from_id__in=ids).update(carried_from=None)
+        Frame.objects.filter(id__in=ids).delete()
+        removed["frames"] = removed.get("frames", 0) + len(ids)
+        job.removed = removed
+        job.pending = {
+            "frames": [[frame.id, frame.ts_ms] for frame in gone],
+            "files": [path for frame_id, moment, image in rows for path in storage.frame_relpaths(frame_id, moment, image)],
+        }
+        job.save(update_fields=["removed", "pending", "updated_at"])
+    return len(ids)
+
+
+def _deletion_settle(job_id: int) -> None:
+    """Remove what the job's last batch owes outside the database: its vectors (through
+    frames_deleted) and its files. Raises when a receiver fails; the debt then stays."""
+    job = FrameDeletion.objects.get(id=job_id)
+    if not job.pending:
+        return
+    gone = [
+        FrameGone(id=frame_id, timestamp=datetime.fromtimestamp(ts_ms / 1000, tz=dt_timezone.utc))
+        for frame_id, ts_ms in job.pending.get("frames", [])
+    ]
+    removed = dict(job.removed)
+    _counts_add(removed, frames_deleted.send(sender=Frame, frames=gone))
+    files, freed = storage.files_remove(job.pending.get("files", []))
+    removed["files"] = removed.get("files", 0) + files
+    removed["file_bytes"] = removed.get("file_bytes", 0) + freed
+    job.removed = removed
+    job.pending = {}
+    job.save(update_fields=["removed", "pending", "updated_at"])
+
+
+def frames_delete_run(*, job_id: int, progress: Callable[[int], None] | None = None) -> FrameDeletion:
+    """Carry out a deletion to its end (or finish one that was interrupted) and give back the
+    database's free pages; progress(n) is told each batch's frames. When the vector index
+    cannot be reached the rows and files are gone and the job stays running with the reason:
+    the worker's retry removes the vectors once the index answers."""
+    while True:
+        try:
+            _deletion_settle(job_id)
+        except Exception as exc:
+            logger.exception("Deletion %s could not remove what its frames keep outside the database", job_id)
+            FrameDeletion.objects.filter(id=job_id).update(error=f"{type(exc).__name__}: {exc}"[:2000], updated_at=timezone.now())
+            break
+        count = _deletion_batch(job_id)
+        if not count:
+            break
+        if progress:
+            progress(count)
+    database_space_reclaim()
+    return FrameDeletion.objects.get(id=job_id)
+
+
+def frames_delete(
+    *, end: datetime, start: datetime | None = None, app_name: str = "", reason: str = "delete", progress=None
+) -> FrameDeletion:
+    """Delete every copy of the frames of a range (of one app, when given): rows, images,
+    thumbnails, OCR text, and through the signals whatever later apps keep of them."""
+    job = frames_delete_begin(start=start, end=end, app_name=app_name, reason=reason)
+    return frames_delete_run(job_id=job.id, progress=progress)
+
+
+def frames_deletions_finish() -> int:
+    """Finish deletions that stopped midway (their process died, or the vector index was down);
+    returns how many were taken up."""
+    taken = 0
+    for job_id in deletions_stalled().values_list("id", flat=True):
+        claimed = deletions_stalled().filter(id=job_id).update(updated_at=timezone.now())
+        if claimed:  # not taken by another process meanwhile
+            frames_delete_run(job_id=job_id)
+            taken += 1
+    return taken
+
+
+def database_space_reclaim() -> None:
+    """Give the free pages of deleted rows back to the file system (SQLite in incremental
+    auto-vacuum mode), and empty the write-ahead log into it."""
+    if connection.vendor != "sqlite" or connection.in_atomic_block:
+        return
+    connection.ensure_connection()
+    # executescript steps each statement to its end; a cursor's execute frees one page per call.
+    connection.connection.executescript("PRAGMA incremental_vacuum; PRAGMA wal_checkpoint(TRUNCATE);")
+
+
+def retention_cutoff(*, days: int | None = None) -> datetime | None:
+    """The time before which frames are past the retention (RETENTION_DAYS, or `days`); None
+    when everything is kept."""
+    days = settings.RETENTION_DAYS if days is None else days
+    return timezone.now() - timedelta(days=days) if days and days > 0 else None
+
+
+def frames_retention_apply(*, days: int | None = None, progress=None) -> FrameDeletion | None:
+    """Delete every copy of the frames older than the retention; None when there were none."""
+    cutoff = retention_cutoff(days=days)
+    if cutoff is None or not Frame.objects.filter(timestamp__lt=cutoff).exists():
+        return None
+    return frames_delete(end=cutoff, reason="retention", progress=progress)

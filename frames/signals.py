@@ -3,3 +3,14 @@ from django.dispatch import Signal
 # Sent inside the OCR transaction once a frame's text is final (read or failed
 # for good), so later apps (search) can index it without frames importing them.
 frame_text_ready = Signal()  # kwargs: frame
+
+# Frames are being deleted: sent inside the transaction that deletes their rows, before the
+# rows go, so later apps remove what they keep of them in the database (index rows, quotes).
+# kwargs: frames (list of frames.services.FrameGone). A receiver returns a dict of counts by
+# kind ({"fts_rows": 12}) that joins the deletion's report.
+frames_deleting = Signal()
+
+# The rows of these frames are gone (committed): remove what lives outside the database (the
+# vector index). Sent again when an interrupted deletion is finished, so a receiver must be
+# idempotent; one that raises leaves the work owed for the next try. Same kwargs and returns.
+frames_deleted = Signal()

@@ -2,7 +2,14 @@ from django.conf import settings
 from django_tasks import task
 
 from frames.ocr import ocr_warm_up
-from frames.services import frame_ocr_abandon, frame_ocr_run, frames_ocr_requeue
+from frames.selectors import frames_deletions_stalled
+from frames.services import (
+    frame_ocr_abandon,
+    frame_ocr_run,
+    frames_deletions_finish,
+    frames_ocr_requeue,
+    frames_retention_apply,
+)
 
 
 @task(queue_name="ocr")
@@ -26,3 +33,23 @@ def ocr_engine_warm_up() -> str:
     """Worker start-up: load the OCR models before the first frame."""
     ocr_warm_up()
     return f"OCR engine {settings.OCR_ENGINE} ready"
+
+
+@task()
+def frames_housekeeping() -> str:
+    """Finish deletions that stopped midway, then delete what is past the retention."""
+    finished = frames_deletions_finish()
+    job = frames_retention_apply()
+    removed = job.removed.get("frames", 0) if job else 0
+    return f"finished {finished} interrupted deletion(s); retention removed {removed} frame(s)"
+
+
+def housekeeping_enqueue() -> None:
+    """A worker's periodic hook: queue housekeeping when there is some to do and none is queued."""
+    from django_tasks_db.models import DBTaskResult
+
+    if not (settings.RETENTION_DAYS > 0 or frames_deletions_stalled()):
+        return
+    if DBTaskResult.objects.filter(task_path=frames_housekeeping.module_path, status__in=["READY", "RUNNING"]).exists():
+        return
+    frames_housekeeping.enqueue()

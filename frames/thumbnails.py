@@ -4,7 +4,6 @@ import os
 import uuid
 from pathlib import Path
 
-from django.conf import settings
 from PIL import Image
 
 from frames import storage
@@ -14,7 +13,7 @@ THUMB_WIDTH = 320
 
 
 def thumbnail_path(frame: Frame) -> Path:
-    return Path(settings.DATA_DIR) / "thumbs" / f"{frame.timestamp:%Y/%m/%d}" / f"{frame.id}.webp"
+    return storage.image_abspath(storage.thumb_relpath(frame.id, frame.timestamp))
 
 
 def thumbnail_get_or_create(*, frame: Frame) -> Path:

@@ -3,10 +3,10 @@ from datetime import date, datetime, time, timedelta
 from django.contrib.auth.decorators import login_not_required
 from django.http import FileResponse, Http404, HttpRequest, JsonResponse
 from django.shortcuts import render
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
 
-from frames import selectors, thumbnails, timeline
+from frames import selectors, services, thumbnails, timeline
 from frames.api import IMAGE_CACHE_SECONDS, frame_image_response
 from frames.highlight import boxes_matching, boxes_of_snippet
 from myrecall.auth import BearerToken
@@ -49,25 +49,26 @@ def bad_request(request: HttpRequest, message: str):
     return render(request, "400.html", {"message": message}, status=400)
 
 
-@require_GET
-@vary_on_headers("HX-Request")  # so the browser never shows the cached #day partial as the page
-def timeline_page(request: HttpRequest):
+def _day_and_hour(request: HttpRequest, query) -> tuple[date, int | None, str | None]:
+    """The day (and hour, if zoomed) a timeline request names; or an error message."""
+    today = datetime.now(request_timezone(request)).date()
+    try:
+        day = date.fromisoformat(query["date"]) if query.get("date") else today
+    except ValueError:
+        return today, None, f"“{query['date']}” is not a date; use YYYY-MM-DD."
+    if not date.min < day < date.max:  # its neighbours and its bounds in some timezones do not exist
+        return today, None, f"{day} is outside the dates the timeline can show."
+    hour = query.get("hour")
+    if hour in (None, ""):
+        return day, None, None
+    if not (hour.isascii() and hour.isdigit()) or not 0 <= int(hour) <= 23:
+        return day, None, f"“{hour}” is not an hour; use 0 to 23."
+    return day, int(hour), None
+
+
+def _day_context(request: HttpRequest, day: date, hour: int | None) -> dict:
     zone = request_timezone(request)
     today = datetime.now(zone).date()
-    try:
-        day = date.fromisoformat(request.GET["date"]) if request.GET.get("date") else today
-    except ValueError:
-        return bad_request(request, f"“{request.GET['date']}” is not a date; use YYYY-MM-DD.")
-    if not date.min < day < date.max:  # its neighbours and its bounds in some timezones do not exist
-        return bad_request(request, f"{day} is outside the dates the timeline can show.")
-    hour = request.GET.get("hour")
-    if hour not in (None, ""):
-        if not (hour.isascii() and hour.isdigit()) or not 0 <= int(hour) <= 23:
-            return bad_request(request, f"“{hour}” is not an hour; use 0 to 23.")
-        hour = int(hour)
-    else:
-        hour = None
-
     start, end = day_bounds(day, zone)
     rows = selectors.frames_between(start=start, end=end)
     if hour is None:
@@ -83,7 +84,7 @@ def timeline_page(request: HttpRequest):
         cards = timeline.buckets(rows=visible, start=axis_start, bucket_s=timeline.HOUR_BUCKET_S)
     chart = timeline.active_minutes(rows=rows, zone=zone)
     colors = {app: timeline.app_color(app) for app in chart}
-    context = {
+    return {
         "day": day,
         "today": today,
         "is_today": day == today,
@@ -111,9 +112,78 @@ def timeline_page(request: HttpRequest):
             }
             for h in range(24)
         ],
+        "day_apps": sorted({row["app_name"] for row in rows if row["app_name"]}, key=str.lower),
+        "delete_from": f"{hour:02d}:00" if hour is not None else "00:00",
+        "delete_to": f"{hour:02d}:59" if hour is not None else "23:59",
     }
+
+
+def _timeline_render(request: HttpRequest, context: dict, status: int = 200):
     template = "frames/timeline.html#day" if request.headers.get("HX-Request") else "frames/timeline.html"
-    return render(request, template, context)
+    return render(request, template, context, status=status)
+
+
+@require_GET
+@vary_on_headers("HX-Request")  # so the browser never shows the cached #day partial as the page
+def timeline_page(request: HttpRequest):
+    day, hour, error = _day_and_hour(request, request.GET)
+    if error:
+        return bad_request(request, error)
+    return _timeline_render(request, _day_context(request, day, hour))
+
+
+def _clock(value: str, name: str) -> time:
+    try:
+        return time.fromisoformat(value)
+    except ValueError:
+        raise ApplicationError(f"“{value}” is not a time for {name}; use HH:MM.") from None
+
+
+@require_POST
+def timeline_delete(request: HttpRequest):
+    """Delete a range of the day shown (local clock times, both minutes included), of one app
+    or all: the first post shows what would go, the second (confirm=yes) deletes it."""
+    day, hour, error = _day_and_hour(request, request.POST)
+    if error:
+        return bad_request(request, error)
+    context = _day_context(request, day, hour)
+    form = {key: request.POST.get(key, "").strip() for key in ("from", "to", "app_name")}
+    context.update(delete_from=form["from"] or context["delete_from"], delete_to=form["to"] or context["delete_to"])
+    context["delete_app"] = form["app_name"]
+    try:
+        zone = request_timezone(request)
+        first = datetime.combine(day, _clock(context["delete_from"], "From"), tzinfo=zone)
+        last = datetime.combine(day, _clock(context["delete_to"], "To"), tzinfo=zone)
+        start, end = first, last + timedelta(minutes=1)  # "to 14:59" takes 14:59's frames too
+        if end <= start:
+            raise ApplicationError("“To” must not be before “From”.")
+    except ApplicationError as exc:
+        context["delete_error"] = exc.message
+        return _timeline_render(request, context, status=400)
+    if request.POST.get("confirm") != "yes":
+        counts = selectors.frames_range_counts(start=start, end=end, app_name=form["app_name"])
+        context["delete_preview"] = {"total": sum(counts.values()), "apps": list(counts.items())[:8], "more_apps": max(0, len(counts) - 8)}
+        return _timeline_render(request, context)
+    job = services.frames_delete(start=start, end=end, app_name=form["app_name"])
+    context = _day_context(request, day, hour)
+    context["deleted"] = deleted_summary(job)
+    return _timeline_render(request, context)
+
+
+def deleted_summary(job) -> str:
+    removed = job.removed
+    frames = removed.get("frames", 0)
+    parts = [f"Deleted {frames} frame{'s' if frames != 1 else ''}"]
+    details = []
+    if removed.get("files"):
+        details.append(f"{removed['files']} image and thumbnail files ({removed.get('file_bytes', 0) / 1e6:.1f} MB)")
+    for kind, label in (("fts_rows", "keyword index entries"), ("vectors", "vectors"), ("citation_snippets", "chat quotes")):
+        if removed.get(kind):
+            details.append(f"{removed[kind]} {label}")
+    text = parts[0] + (": " + ", ".join(details) if details else "") + "."
+    if job.status != "done":
+        text += f" Some of it is still to be removed ({job.error}); the worker finishes it."
+    return text
 
 
 def _ticks(start: float, end: float, zone, *, hourly: bool) -> list[dict]:

@@ -26,6 +26,7 @@ env = environ.Env(
     MYRECALL_WORKER_GRACE_S=(float, 60.0),
     MYRECALL_WORKER_SWEEP_S=(float, 60.0),
     MYRECALL_TASK_MAX_ATTEMPTS=(int, 3),
+    MYRECALL_RETENTION_DAYS=(int, 0),
     MYRECALL_WORKER_STOP_S=(float, 30.0),
     MYRECALL_SEARCH_RANK_MAX=(int, 4000),
     MYRECALL_SEARCH_FALLBACK_BELOW=(int, 20),
@@ -133,7 +134,9 @@ TEMPLATES = [
     },
 ]
 
-# SQLite in WAL mode: the web server and the worker write concurrently.
+# SQLite in WAL mode: the web server and the worker write concurrently. Incremental auto-vacuum
+# (takes effect when the database is created; migration frames 0004 converts an older one) lets a
+# deletion give its pages back to the file system.
 DATABASES = {
     "default": env.db(
         "DATABASE_URL", default=f"sqlite:///{DATA_DIR / 'myrecall.sqlite3'}"
@@ -144,7 +147,8 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         "transaction_mode": "IMMEDIATE",
         "timeout": 30,
         "init_command": (
-            "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; "
+            # auto_vacuum first: it only takes effect before the file is written (WAL mode writes it).
+            "PRAGMA auto_vacuum=INCREMENTAL; PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; "
             "PRAGMA busy_timeout=30000;"
         ),
     }
@@ -195,6 +199,10 @@ OCR_THREADS = env("MYRECALL_OCR_THREADS")
 OCR_MAX_ATTEMPTS = env("MYRECALL_OCR_MAX_ATTEMPTS")
 OCR_INCREMENTAL = env("MYRECALL_OCR_INCREMENTAL")
 TIMESTAMP_MAX_FUTURE_S = env("MYRECALL_TIMESTAMP_MAX_FUTURE_S")
+# Keep only the last N days of frames (0: keep everything). The worker deletes older frames, every
+# copy of them, every RETENTION_CHECK_S; `manage.py prune` does it on demand.
+RETENTION_DAYS = env("MYRECALL_RETENTION_DAYS")
+RETENTION_CHECK_S = 3600
 WORKER_INTERVAL = env("MYRECALL_WORKER_INTERVAL")
 
 # Background work survives a crash: a task left running by a worker that is gone (its process, on this

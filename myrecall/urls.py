@@ -9,6 +9,7 @@ from search import screenpipe
 
 urlpatterns = [
     path("", frame_views.timeline_page, name="timeline"),
+    path("timeline/delete", frame_views.timeline_delete, name="timeline-delete"),
     # The search page, and for API clients screenpipe's GET /search (search/screenpipe.py picks).
     path("search", screenpipe.search_or_page, name="search"),
     path("chat", chat_views.chat_page, name="chat"),

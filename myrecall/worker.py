@@ -21,7 +21,7 @@ from django_tasks_db.models import DBTaskResult
 
 from myrecall.models import TaskRun, WorkerStopped
 from myrecall.services import tasks_abandoned_sweep, worker_beat, worker_unregister
-from myrecall.worker_hooks import startup_hooks
+from myrecall.worker_hooks import periodic_hooks, startup_hooks
 
 logger = logging.getLogger(__name__)
 
@@ -63,6 +63,7 @@ class Heartbeat(threading.Thread):
         super().__init__(name="worker-heartbeat", daemon=True)
         self.worker_id = worker_id
         self.stopping = threading.Event()
+        self.periodic_due: dict[int, float] = {}
 
     def run(self) -> None:
         last_beat = time.time()
@@ -87,11 +88,24 @@ class Heartbeat(threading.Thread):
             if sweep:
                 tasks_abandoned_sweep()
             worker_beat(worker_id=self.worker_id, swept=sweep)
-            return True
         except Exception:
             logger.exception("Worker heartbeat or sweep failed; trying again")
             connection.close()
             return False
+        self._periodic()
+        return True
+
+    def _periodic(self) -> None:
+        now = time.monotonic()
+        for index, (every_s, hook) in enumerate(periodic_hooks):
+            if now < self.periodic_due.setdefault(index, now):
+                continue
+            self.periodic_due[index] = now + every_s()
+            try:
+                hook()
+            except Exception:
+                logger.exception("Periodic hook %s failed; trying again next time", getattr(hook, "__name__", hook))
+                connection.close()
 
     def stop(self) -> None:
         self.stopping.set()

@@ -16,6 +16,9 @@ startup_hooks: list[StartupHook] = []
 # Run once in each web server process as it starts (in the background: they must not delay it).
 web_startup_hooks: list[Callable[[], None]] = []
 abandoned_hooks: dict[str, AbandonedHook] = {}
+# Run by each worker's heartbeat thread every so many seconds (the first time soon after start): each
+# must be quick (it queues a task, it does not do the work) and may raise (logged, tried next time).
+periodic_hooks: list[tuple[Callable[[], float], Callable[[], None]]] = []
 
 
 def worker_startup_register(hook: StartupHook) -> StartupHook:
@@ -35,3 +38,10 @@ def web_startup_register(hook: Callable[[], None]) -> None:
     so that the first request does not wait for it."""
     if hook not in web_startup_hooks:
         web_startup_hooks.append(hook)
+
+
+def worker_periodic_register(hook: Callable[[], None], *, every_s: Callable[[], float]) -> None:
+    """hook() runs in every worker about each every_s() seconds (read each time, from settings):
+    e.g. to queue a housekeeping task when none is queued."""
+    if all(registered is not hook for _, registered in periodic_hooks):
+        periodic_hooks.append((every_s, hook))

@@ -5,7 +5,7 @@ class SearchConfig(AppConfig):
     name = "search"
 
     def ready(self):
-        from frames.signals import frame_text_ready
+        from frames.signals import frame_text_ready, frames_deleted, frames_deleting
         from myrecall.worker_hooks import task_abandoned_register, web_startup_register, worker_startup_register
         from search import tasks
         from search.embeddings import embedder_load_async
@@ -13,9 +13,11 @@ class SearchConfig(AppConfig):
         from frames.timeline import timeline_notice_register
         from search.selectors import index_lag_notice, index_layout_note, vectors_note
         from search.vectors import vector_server_answering, vector_server_command
-        from search.services import frame_index_on_text_ready
+        from search.services import frame_index_on_text_ready, frames_unindex_on_deleting, frames_vectors_on_deleted
 
         frame_text_ready.connect(frame_index_on_text_ready, dispatch_uid="search.frame_index")
+        frames_deleting.connect(frames_unindex_on_deleting, dispatch_uid="search.frames_unindex")
+        frames_deleted.connect(frames_vectors_on_deleted, dispatch_uid="search.frames_vectors_remove")
         worker_startup_register(index_layout_note)
         worker_startup_register(tasks.embedder_ready_line)
         worker_startup_register(tasks.vectors_lost_requeue)

@@ -475,3 +475,76 @@ def keyword_query(q: str) -> KeywordQuery:
     if not terms:
         raise ApplicationError("The query has no searchable words.", extra={"field": "q", "q": q})
     return KeywordQuery(terms=tuple(terms))
+
+
+def index_rows_delete(cursor, rowids: list[int]) -> tuple[int, set[str]]:
+    """Remove these rowids from their partitions (and the tables being rebuilt beside them);
+    a partition left empty is dropped. Returns how many rows went, and the vocabulary words
+    they held (for vocab_forget)."""
+    by_period: dict[int, list[int]] = {}
+    for rowid in rowids:
+        by_period.setdefault(partition_of(rowid), []).append(rowid)
+    removed, terms = 0, set()
+    for period, period_rowids in by_period.items():
+        partition = partition_get(cursor, period)
+        if partition is None:
+            continue
+        marks = ", ".join(["%s"] * len(period_rowids))
+        columns = ", ".join(TEXT_COLUMNS)
+        cursor.execute(f"SELECT rowid, {columns} FROM {partition.table} WHERE rowid IN ({marks})", period_rowids)
+        found = cursor.fetchall()
+        terms |= _vocab_terms(found)
+        cursor.execute(f"DELETE FROM {partition.table} WHERE rowid IN ({marks})", period_rowids)
+        removed += len(found)
+        if partition.build_layout:
+            cursor.execute(f"DELETE FROM {partition.build_table} WHERE rowid IN ({marks})", period_rowids)
+        else:
+            cursor.execute(f"SELECT 1 FROM {partition.table} LIMIT 1")
+            if cursor.fetchone() is None:  # nothing left in its period: give its pages back
+                cursor.execute(f"DROP TABLE {partition.table}")
+                cursor.execute(f"DROP TABLE IF EXISTS temp.{partition.table}_vocab")
+                cursor.execute(f"DELETE FROM {REGISTRY} WHERE period = %s", [period])
+    return removed, terms
+
+
+def _token_fold(term: str) -> str:
+    """A word as unicode61 (remove_diacritics 2) keeps it: 'café' -> 'cafe'."""
+    return "".join(ch for ch in unicodedata.normalize("NFKD", term) if not unicodedata.combining(ch))
+
+
+def vocab_forget(cursor, terms: set[str], *, first: list[int] = ()) -> int:
+    """Remove from the vocabulary the words that no partition holds any more (after their rows
+    were deleted), so a deleted screen's words leave no trace; returns how many. The partitions
+    in `first` (where the rows were) are looked in first: most words are still there."""
+    if not terms:
+        return 0
+    left = {_token_fold(term): term for term in terms}
+    periods = list(dict.fromkeys([*first, *reversed(partitions_all(cursor))]))
+    for period in periods:
+        if not left:
+            break
+        partition = partition_get(cursor, period)
+        if partition is None:
+            continue
+        for table in (partition.table, partition.build_table if partition.build_layout else None):
+            if table is None or not left:
+                continue
+            vocab = f"temp.{table}_vocab"
+            cursor.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS {vocab} USING fts5vocab(main, {table}, 'row')")
+            words = list(left)
+            for at in range(0, len(words), 500):
+                chunk = words[at : at + 500]
+                cursor.execute(f"SELECT term FROM {vocab} WHERE term IN ({', '.join(['%s'] * len(chunk))})", chunk)
+                for (found,) in cursor.fetchall():
+                    left.pop(found, None)
+    gone = list(left.values())
+    for at in range(0, len(gone), 500):
+        chunk = gone[at : at + 500]
+        marks = ", ".join(["%s"] * len(chunk))
+        cursor.execute(f"SELECT id, term FROM {VOCAB} WHERE term IN ({marks})", chunk)
+        rows = cursor.fetchall()
+        cursor.executemany(
+            f"INSERT INTO {VOCAB_TRIGRAMS} ({VOCAB_TRIGRAMS}, rowid, term) VALUES ('delete', %s, %s)", rows
+        )
+        cursor.execute(f"DELETE FROM {VOCAB} WHERE term IN ({marks})", chunk)
+    return len(gone)

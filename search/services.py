@@ -22,6 +22,7 @@ from search.fts import (
     build_rows_write,
     index_row,
     index_row_delete,
+    index_rows_delete,
     index_rows_write,
     partition_create,
     partition_get,
@@ -30,6 +31,7 @@ from search.fts import (
     period_bounds_s,
     rowid_for,
     table_create,
+    vocab_forget,
 )
 
 
@@ -59,6 +61,26 @@ def frame_unindex(*, frame: Frame) -> None:
 def frame_index_on_text_ready(sender, *, frame: Frame, **kwargs) -> None:
     frame_index(frame=frame)
     frame_vectors_queue(frame=frame)
+
+
+def frames_unindex_on_deleting(sender, *, frames, **kwargs) -> dict:
+    """frames_deleting: remove the frames' keyword index rows, and the words of the vocabulary
+    that only they held, in the transaction that deletes them."""
+    rowids = [rowid_for(frame.timestamp.timestamp(), frame.id) for frame in frames]
+    with connection.cursor() as cursor:
+        removed, terms = index_rows_delete(cursor, rowids)
+        forgotten = vocab_forget(cursor, terms, first=sorted({partition_of(rowid) for rowid in rowids}))
+    return {"fts_rows": removed, "vocabulary_words": forgotten}
+
+
+def frames_vectors_on_deleted(sender, *, frames, **kwargs) -> dict:
+    """frames_deleted: remove the frames' entries from the vector index (every embedder's), day
+    by day. Raises VectorError when the index cannot be reached: the deletion keeps it owed."""
+    by_day: dict[int, list[int]] = {}
+    for frame in frames:
+        by_day.setdefault(vectors_store.day_of(frame.ts_ms), []).append(frame.id)
+    removed = sum(vectors_store.frames_remove(day=day, frame_ids=ids) for day, ids in sorted(by_day.items()))
+    return {"vectors": removed}
 
 
 # Frames a rebuild batch reads and writes in one short write transaction: new frames wait at most that long.
@@ -228,6 +250,12 @@ def frames_embed(*, frame_ids: list[int]) -> int:
         by_day.setdefault(vectors_store.day_of(ts_ms), []).append(entry)
     for day, entries in by_day.items():
         vectors_store.day_write(embedder_key=key, day=day, entries=entries)
+    # A frame deleted while it was embedded: its deletion may have cleared the index before this
+    # wrote it, so its entries go again.
+    alive = set(Frame.objects.filter(id__in=[frame[0] for frame in frames]).values_list("id", flat=True))
+    for day, entries in by_day.items():
+        if vanished := [entry.frame_id for entry in entries if entry.frame_id not in alive]:
+            vectors_store.frames_remove(day=day, frame_ids=vanished)
     FrameVectors.objects.filter(frame_id__in=[frame[0] for frame in frames]).update(
         status=VectorStatus.DONE, embedder=key, attempts=0, error=""
     )

@@ -314,13 +314,33 @@ def day_write(*, embedder_key: str, day: int, entries: list[FrameEntry]) -> None
     _call("write", write, write=True)
 
 
-def frames_delete(*, embedder_key: str, day: int, frame_ids: list[int]) -> None:
-    def delete(client):
-        collection = _collection(client, embedder_key, day, create=False)
-        if collection is not None and frame_ids:
-            collection.delete(where={"frame_id": {"$in": frame_ids}})
+def frames_remove(*, day: int, frame_ids: list[int]) -> int:
+    """Remove these frames' entries from the day's collections of every embedder (vectors of an
+    earlier model too); a collection left empty is dropped, giving its files back. Returns how
+    many entries went."""
+    suffix = collection_name("", day).removeprefix("mr--")
 
-    _call("delete", delete, write=True)
+    def remove(client):
+        removed = 0
+        # Listed afresh: another process may have made the day's collection a moment ago.
+        names = {item if isinstance(item, str) else item.name for item in client.list_collections()}
+        _names[id(client)] = (time.monotonic(), names)
+        for name in sorted(names):
+            if not (name.startswith("mr-") and name.endswith(f"-{suffix}")) or not frame_ids:
+                continue
+            collection = client.get_collection(name, embedding_function=None)
+            for at in range(0, len(frame_ids), 1000):
+                ids = collection.get(where={"frame_id": {"$in": frame_ids[at : at + 1000]}}, include=[])["ids"]
+                if ids:
+                    collection.delete(ids=ids)
+                    removed += len(ids)
+            if removed and collection.count() == 0:
+                client.delete_collection(name)
+                names.discard(name)
+                _collections.pop((id(client), name), None)
+        return removed
+
+    return _call("delete", remove, write=True)
 
 
 def days_present(*, embedder_key: str, expect_day: int | None = None) -> list[int]:

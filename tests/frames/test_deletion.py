@@ -1,0 +1,287 @@
+"""Deleting frames everywhere: real screenshots through the API, real OCR, the real embedder and
+a real Chroma in the test's data dir, a real chat answer that quoted them; then every store is
+checked for what is left of them, and an interrupted deletion is finished by a retry."""
+
+import json
+from datetime import datetime, timedelta
+from datetime import timezone as dt_timezone
+
+import pytest
+from django.db import connection
+from django.utils import timezone
+
+from agent_bridge.models import AgentToolCall, AgentTurn
+from chat.models import ChatMessage, Citation
+from frames import services, storage
+from frames.models import Frame, FrameDeletion, OcrResult
+from frames.signals import frames_deleted
+from search import vectors as vectors_store
+from search.embeddings import embedder_info
+from search.fts import PREFIX, REGISTRY, VOCAB, VOCAB_TRIGRAMS
+from search.models import FrameVectors
+from search.vectors import vectors_release
+from tests.conftest import post_frame, render_text_image
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+T0 = datetime(2026, 11, 18, 9, 0, tzinfo=dt_timezone.utc)
+
+SCREENS = [
+    # (minutes after T0, app, window, lines): the first three are deleted, the last one stays
+    (0, "Firefox", "Praxis Weber", ["Zahnarztpraxis Weber invoice 4411", "Quokkafernery payment due"]),
+    (1, "Terminal", "deploy", ["kubectl rollout status", "Wombatquill deployment finished"]),
+    (2, "Firefox", "Praxis Weber", ["Zahnarztpraxis appointment Friday", "bring insurance card"]),
+    (90, "Editor", "notes.md", ["Grocery list", "oat milk and apples"]),
+]
+
+
+@pytest.fixture
+def memory(api, immediate_ocr, django_user_model):
+    """The screens posted, read, indexed by word and by meaning, each thumbnail made; returns their ids."""
+    api.force_login(django_user_model.objects.create_user(username="viewer", password="p"))
+    ids = []
+    for minutes, app, window, lines in SCREENS:
+        response = post_frame(
+            api,
+            render_text_image(lines, size=(1000, 140)),
+            timestamp=(T0 + timedelta(minutes=minutes)).timestamp(),
+            app_name=app,
+            window_name=window,
+        )
+        assert response.status_code == 201, response.content
+        ids.append(response.json()["frame_id"])
+    for frame_id in ids:
+        assert api.get(f"/frames/{frame_id}/thumb").status_code == 200
+    assert FrameVectors.objects.filter(frame_id__in=ids, status="done").count() == len(ids)
+    yield ids
+    vectors_release()
+
+
+def chat_answer(api, settings) -> dict:
+    """An offline summary of the morning: it cites the frames with the snippets it quoted."""
+    settings.LLM_BASE_URL = ""
+    body = {"message": "What did I do?", "start_time": T0.timestamp(), "end_time": (T0 + timedelta(hours=2)).timestamp()}
+    response = api.post("/api/v1/chat", data=json.dumps(body), content_type="application/json")
+    assert response.status_code == 200, response.content
+    return response.json()
+
+
+def keyword_ids(api, q: str) -> list[int]:
+    window = {"start_time": (T0 - timedelta(hours=1)).timestamp(), "end_time": (T0 + timedelta(days=1)).timestamp()}
+    response = api.get("/api/v1/search", {"q": q, "mode": "keyword", **window})
+    assert response.status_code == 200
+    return [item["content"]["frame_id"] for item in response.json()["data"]]
+
+
+def fts_rows(frame_ids: list[int]) -> int:
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT period FROM {REGISTRY}")
+        tables = [f"{PREFIX}{period}" for (period,) in cursor.fetchall()]
+        marks = ", ".join(["%s"] * len(frame_ids))
+        return sum(
+            cursor.execute(f"SELECT count(*) FROM {table} WHERE frame_id IN ({marks})", frame_ids).fetchone()[0]
+            for table in tables
+        )
+
+
+def vocabulary_has(word: str) -> bool:
+    with connection.cursor() as cursor:
+        # The trigram index matches its content table (a word left in it would fail the check).
+        cursor.execute(f"INSERT INTO {VOCAB_TRIGRAMS} ({VOCAB_TRIGRAMS}) VALUES ('integrity-check')")
+        return bool(cursor.execute(f"SELECT count(*) FROM {VOCAB} WHERE term = %s", [word]).fetchone()[0])
+
+
+def vector_entries(frame_ids: list[int]) -> int:
+    day = vectors_store.day_of(int(T0.timestamp() * 1000))
+    key = embedder_info().key
+
+    def count(client):
+        name = vectors_store.collection_name(key, day)
+        if name not in {getattr(c, "name", c) for c in client.list_collections()}:
+            return 0
+        collection = client.get_collection(name, embedding_function=None)
+        return len(collection.get(where={"frame_id": {"$in": frame_ids}}, include=[])["ids"])
+
+    return vectors_store._call("count", count)
+
+
+def files_of(frame_ids: list[int]) -> list:
+    return [
+        storage.image_abspath(path)
+        for frame in Frame.objects.filter(id__in=frame_ids)
+        for path in storage.frame_relpaths(frame.id, frame.timestamp, frame.image_path)
+    ]
+
+
+def test_a_range_delete_leaves_no_trace_in_any_store(api, memory, settings):
+    gone, kept = memory[:3], memory[3]
+    answer = chat_answer(api, settings)
+    cited = {item["frame_id"] for item in answer["evidence"]}
+    assert cited & set(gone) and cited & {kept}, answer
+    assert Citation.objects.filter(frame_id__in=gone).exclude(snippet="").exists()
+    turn = AgentTurn.objects.create(message=ChatMessage.objects.get(id=answer["message_id"]))
+    call = AgentToolCall.objects.create(
+        turn=turn, call_id="c1", tool="bash", command="curl search?q=Zahnarztpraxis", started_at=timezone.now(),
+        result='{"data":[{"text":"Zahnarztpraxis Weber invoice 4411"}]}', frame_ids=[gone[0]],
+    )
+    other_call = AgentToolCall.objects.create(
+        turn=turn, call_id="c2", tool="bash", command="curl search?q=oat", started_at=timezone.now(),
+        result='{"data":[{"text":"oat milk"}]}', frame_ids=[kept],
+    )
+    files = files_of(gone)
+    assert len(files) == 6 and all(path.exists() for path in files)
+    assert keyword_ids(api, "Quokkafernery") == [gone[0]] and vocabulary_has("wombatquill")
+    assert fts_rows(gone) == 3 and vector_entries(gone) >= 3
+
+    job = services.frames_delete(start=T0 - timedelta(minutes=1), end=T0 + timedelta(minutes=30))
+
+    assert job.status == FrameDeletion.Status.DONE and not job.pending
+    assert job.removed["frames"] == 3 and job.removed["files"] == 6 and job.removed["fts_rows"] == 3
+    assert job.removed["vectors"] >= 3 and job.removed["citation_snippets"] >= 1 and job.removed["ocr_texts"] == 3
+    # rows, text and index debts
+    assert not Frame.objects.filter(id__in=gone).exists() and not OcrResult.objects.filter(frame_id__in=gone).exists()
+    assert not FrameVectors.objects.filter(frame_id__in=gone).exists()
+    # image and thumbnail files, and the day folders they leave empty
+    assert not any(path.exists() for path in files)
+    # the keyword index, and the words only they held
+    assert fts_rows(gone) == 0 and keyword_ids(api, "Zahnarztpraxis") == [] and keyword_ids(api, "Quokkafernery") == []
+    assert not vocabulary_has("wombatquill") and not vocabulary_has("quokkafernery") and vocabulary_has("grocery")
+    # the vector index
+    assert vector_entries(gone) == 0 and vector_entries([kept]) >= 1
+    # what chat answers quoted of them
+    for citation in Citation.objects.filter(frame_id_cited__in=gone):
+        assert citation.snippet == "" and citation.frame_deleted and citation.frame_id is None
+    assert Citation.objects.filter(frame_id_cited=kept).exclude(snippet="").exists()
+    message = ChatMessage.objects.get(id=answer["message_id"])
+    assert message.evidence_deleted
+    call.refresh_from_db()
+    other_call.refresh_from_db()
+    assert "Zahnarztpraxis" not in call.result and "oat milk" in other_call.result
+    detail = api.get(f"/api/v1/chat/sessions/{answer['session_id']}").json()["messages"][-1]
+    assert detail["evidence_deleted"] == len(cited & set(gone))
+    assert [item["frame_id"] for item in detail["evidence"]] == [kept]
+    # the frame outside the range is whole
+    assert keyword_ids(api, "apples") == [kept] and all(path.exists() for path in files_of([kept]))
+
+
+def test_an_interrupted_deletion_is_finished_by_a_retry(api, memory):
+    gone = memory[:3]
+    files = files_of(gone)
+    job = services.frames_delete_begin(start=T0 - timedelta(minutes=1), end=T0 + timedelta(minutes=30))
+    # The process dies right after the batch's rows are committed: files and vectors are owed.
+    assert services._deletion_batch(job.id) == 3
+    job.refresh_from_db()
+    assert job.pending["files"] and all(path.exists() for path in files) and vector_entries(gone) >= 3
+    assert not Frame.objects.filter(id__in=gone).exists()
+    assert services.frames_deletions_finish() == 0  # a live job is not taken from its runner
+    FrameDeletion.objects.filter(id=job.id).update(updated_at=timezone.now() - timedelta(minutes=5))
+    assert services.frames_deletions_finish() == 1
+    job.refresh_from_db()
+    assert job.status == FrameDeletion.Status.DONE and job.removed["files"] == 6
+    assert not any(path.exists() for path in files) and vector_entries(gone) == 0
+
+
+def test_a_vector_index_that_is_down_leaves_the_vectors_owed_until_it_answers(api, memory):
+    gone = memory[:3]
+
+    def index_down(sender, **kwargs):
+        raise vectors_store.VectorError("the vector server does not answer")
+
+    frames_deleted.connect(index_down, dispatch_uid="test.index_down")
+    try:
+        job = services.frames_delete(start=T0 - timedelta(minutes=1), end=T0 + timedelta(minutes=30))
+    finally:
+        frames_deleted.disconnect(dispatch_uid="test.index_down")
+    assert job.status == FrameDeletion.Status.RUNNING and "does not answer" in job.error
+    assert not Frame.objects.filter(id__in=gone).exists() and job.pending["frames"]
+    FrameDeletion.objects.filter(id=job.id).update(updated_at=timezone.now() - timedelta(minutes=5))
+    assert services.frames_deletions_finish() == 1
+    job.refresh_from_db()
+    assert job.status == FrameDeletion.Status.DONE and vector_entries(gone) == 0 and job.removed["files"] == 6
+
+
+def test_a_deletion_gives_the_database_space_back(api, immediate_ocr, settings):
+    settings.DEDUP_MAX_DISTANCE = -1
+    for minute in range(40):
+        lines = [f"Line {minute} {word} " * 6 for word in ("alpha", "bravo", "charlie", "delta", "echo")]
+        post_frame(api, render_text_image(lines, size=(1200, 300)), timestamp=(T0 + timedelta(minutes=minute)).timestamp())
+
+    def pages() -> tuple[int, int]:
+        with connection.cursor() as cursor:
+            assert cursor.execute("PRAGMA auto_vacuum").fetchone()[0] == 2  # incremental
+            return cursor.execute("PRAGMA page_count").fetchone()[0], cursor.execute("PRAGMA freelist_count").fetchone()[0]
+
+    before, _ = pages()
+    services.frames_delete(end=T0 + timedelta(hours=1))
+    after, free = pages()
+    assert free == 0 and after < before
+
+
+def test_the_api_deletes_a_range_of_one_app_and_reports_it(api, memory):
+    window = {"start_time": (T0 - timedelta(minutes=1)).timestamp(), "end_time": (T0 + timedelta(hours=3)).timestamp()}
+    response = api.delete(f"/api/v1/frames?start_time={window['start_time']}&end_time={window['end_time']}&app_name=firefox")
+    assert response.status_code == 200, response.content
+    body = response.json()
+    assert body["status"] == "done" and body["removed"]["frames"] == 2 and body["message"] == "Deleted 2 frames."
+    assert sorted(Frame.objects.values_list("app_name", flat=True)) == ["Editor", "Terminal"]
+
+
+@pytest.mark.parametrize(
+    "query, message",
+    [
+        ("start_time=100&end_time=50", "start_time must be before end_time"),
+        ("start_time=-5&end_time=50", "start_time must be epoch seconds"),
+        ("start_time=nan&end_time=50", "start_time must be epoch seconds"),
+        ("end_time=50", "start_time"),
+    ],
+)
+def test_a_bad_range_is_a_400_and_deletes_nothing(api, frame_make, query, message):
+    frame_make("keep me", at=T0.timestamp())
+    response = api.delete(f"/api/v1/frames?{query}")
+    assert response.status_code in (400, 422) and message in json.dumps(response.json()), response.content
+    assert Frame.objects.count() == 1
+
+
+def test_a_read_only_token_cannot_delete(client, frame_make):
+    from myrecall.services import api_token_create
+
+    frame_make("keep me", at=T0.timestamp())
+    _, raw = api_token_create(name="agent", read_only=True)
+    response = client.delete("/api/v1/frames?start_time=0&end_time=9999999999", HTTP_AUTHORIZATION=f"Bearer {raw}")
+    assert response.status_code == 403 and Frame.objects.count() == 1
+
+
+def test_the_timeline_page_shows_what_a_range_delete_takes_then_deletes_it(client, django_user_model, frame_make):
+    client.force_login(django_user_model.objects.create_user(username="u", password="p"))
+    client.cookies["tz"] = "UTC"
+    ids = [frame_make(f"screen {i}", at=(T0 + timedelta(minutes=i)).timestamp(), app_name=app) for i, app in enumerate(["Firefox", "Terminal", "Firefox"])]
+    late = frame_make("afternoon", at=(T0 + timedelta(hours=5)).timestamp(), app_name="Firefox")
+    form = {"date": "2026-11-18", "from": "09:00", "to": "09:01", "app_name": ""}
+    preview = client.post("/timeline/delete", form, HTTP_HX_REQUEST="true")
+    assert preview.status_code == 200
+    page = preview.content.decode()
+    assert "This deletes <strong>2 frames</strong>" in page and "Delete 2 frames" in page
+    assert Frame.objects.count() == 4  # nothing yet
+    done = client.post("/timeline/delete", {**form, "confirm": "yes"}, HTTP_HX_REQUEST="true")
+    assert done.status_code == 200 and "Deleted 2 frames" in done.content.decode()
+    assert sorted(Frame.objects.values_list("id", flat=True)) == sorted([ids[2], late])
+    bad = client.post("/timeline/delete", {**form, "from": "10:00", "to": "09:00"}, HTTP_HX_REQUEST="true")
+    assert bad.status_code == 400 and "must not be before" in bad.content.decode()
+
+
+def test_retention_deletes_what_is_older_and_prune_does_it_on_demand(frame_make, settings, capsys):
+    from django.core.management import call_command
+    from django.core.management.base import CommandError
+
+    now = timezone.now()
+    old = [frame_make(f"old {i}", at=(now - timedelta(days=40 + i)).timestamp()) for i in range(3)]
+    recent = frame_make("recent", at=(now - timedelta(days=2)).timestamp())
+    with pytest.raises(CommandError, match="--days"):
+        call_command("prune")
+    settings.RETENTION_DAYS = 30
+    from frames.tasks import frames_housekeeping
+
+    assert "retention removed 3 frame(s)" in frames_housekeeping.call()
+    assert list(Frame.objects.values_list("id", flat=True)) == [recent] and old
+    call_command("prune", "--days", "1")
+    assert "frames 1" in capsys.readouterr().out and not Frame.objects.exists()
