@@ -7,7 +7,7 @@ from ninja import File, Form, Router, UploadedFile
 
 from frames import selectors, services, storage
 from frames.models import Frame, FrameDeletion
-from frames.schemas import FrameContextOut, FrameCreatedOut, FrameMetadataOut, FrameOcrOut, FramesDeletedOut
+from frames.schemas import FrameContextOut, FrameCreatedOut, FrameMetadataOut, FrameOcrOut, FramesDeletedOut, PrivacyRulesSchema
 from myrecall.errors import ApplicationError
 from myrecall.schemas import ErrorOut
 
@@ -185,3 +185,18 @@ def frames_delete(request: HttpRequest, start_time: float, end_time: float, app_
     if not done:
         message += f" Their vectors or files are still to be removed ({job.error}); the worker finishes it."
     return {"deletion_id": job.id, "status": job.status, "removed": job.removed, "message": message}
+
+
+@router.get("/privacy", response={200: PrivacyRulesSchema, 401: ErrorOut}, summary="The privacy rules")
+def privacy_get(request: HttpRequest):
+    """What capture must leave out: excluded apps, window titles and URLs; whether OCR text has
+    secrets redacted; whether capture is paused. Capture clients read this to never send an
+    excluded screen."""
+    return selectors.privacy_rules().to_json()
+
+
+@router.put("/privacy", response={200: PrivacyRulesSchema, 400: ErrorOut, 401: ErrorOut, 403: ErrorOut}, summary="Replace the privacy rules")
+def privacy_put(request: HttpRequest, rules: PrivacyRulesSchema):
+    """Replaces every rule. Frames matching an exclusion are refused from then on (422, with the
+    rule); those stored before stay until deleted (DELETE /api/v1/frames)."""
+    return services.privacy_update(**rules.dict()).to_json()

@@ -100,3 +100,23 @@ class FrameDeletion(models.Model):
 
     def __str__(self) -> str:
         return f"Deletion {self.pk} ({self.reason}, {self.status})"
+
+
+class PrivacySettings(models.Model):
+    """The user's privacy rules (one row): frames of excluded apps, window titles and URLs are
+    refused at ingest from every source (and the capture client reads them to never send
+    such frames); OCR text may have secrets redacted before it is stored and indexed. The
+    rules' meaning is in myrecall.privacy_rules."""
+
+    excluded_apps = models.JSONField(default=list, blank=True)
+    excluded_windows = models.JSONField(default=list, blank=True)
+    excluded_urls = models.JSONField(default=list, blank=True)
+    redact_secrets = models.BooleanField(default=False, help_text="Replace e-mails, card numbers and API keys in OCR text.")
+    capture_paused = models.BooleanField(default=False, help_text="Capture clients take no screenshots while set.")
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name_plural = "privacy settings"
+
+    def __str__(self) -> str:
+        return "Privacy settings"

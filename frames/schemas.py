@@ -1,6 +1,7 @@
 from datetime import datetime
 
 from ninja import Schema
+from pydantic import Field
 
 
 class FrameCreatedOut(Schema):
@@ -72,3 +73,11 @@ class FramesDeletedOut(Schema):
     status: str  # done | running (what lives outside the database is still owed: see message)
     removed: dict[str, int]
     message: str
+
+
+class PrivacyRulesSchema(Schema):
+    excluded_apps: list[str] = Field(default_factory=list, description="App names, e.g. '1Password' (whole name, any case; * and ? as wildcards).")
+    excluded_windows: list[str] = Field(default_factory=list, description="Window title patterns, e.g. '*Private Browsing*' (without wildcards: anywhere in the title).")
+    excluded_urls: list[str] = Field(default_factory=list, description="URL patterns, e.g. 'bank.example' or 'https://*.bank.example/*'.")
+    redact_secrets: bool = Field(False, description="Replace e-mail addresses, card numbers and API keys in OCR text before it is stored and indexed.")
+    capture_paused: bool = Field(False, description="Capture clients take no screenshots while true.")

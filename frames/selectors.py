@@ -9,8 +9,9 @@ from datetime import timezone as dt_timezone
 from django.db.models import Count
 from django.utils import timezone
 
-from frames.models import Frame, FrameDeletion, OcrResult
+from frames.models import Frame, FrameDeletion, OcrResult, PrivacySettings
 from myrecall.errors import NotFound
+from myrecall.privacy_rules import PrivacyRules
 
 
 def frame_get(*, frame_id: int) -> Frame:
@@ -160,3 +161,17 @@ def frames_range_counts(*, end: datetime, start: datetime | None = None, app_nam
         frames = frames.filter(app_name__iexact=app_name)
     rows = frames.values("app_name").annotate(n=Count("id")).order_by("-n", "app_name")
     return {row["app_name"]: row["n"] for row in rows}
+
+
+def privacy_rules() -> PrivacyRules:
+    """The user's privacy rules (none until they set some)."""
+    row = PrivacySettings.objects.filter(pk=1).first()
+    if row is None:
+        return PrivacyRules()
+    return PrivacyRules(
+        apps=tuple(row.excluded_apps),
+        windows=tuple(row.excluded_windows),
+        urls=tuple(row.excluded_urls),
+        redact_secrets=row.redact_secrets,
+        capture_paused=row.capture_paused,
+    )

@@ -1,5 +1,6 @@
 """Writes for frames: ingest, OCR and deletion."""
 
+import dataclasses
 import logging
 import math
 import time
@@ -17,11 +18,12 @@ from PIL import Image
 from frames import ocr, storage
 from frames.live import frame_created_publish
 from frames.imaging import hash_distance, image_decode, image_encode, image_hash
-from frames.models import Frame, FrameDeletion, OcrResult, OcrStatus
-from frames.selectors import deletions_stalled
+from frames.models import Frame, FrameDeletion, OcrResult, OcrStatus, PrivacySettings
+from frames.selectors import deletions_stalled, privacy_rules
 from frames.signals import frame_text_ready, frames_deleted, frames_deleting
 from frames.text import text_languages
 from myrecall.errors import ApplicationError
+from myrecall.privacy_rules import KINDS, PrivacyRules, exclusion_find, rules_clean, secrets_redact
 
 logger = logging.getLogger(__name__)
 
@@ -86,6 +88,12 @@ def frame_ingest(
         )
     device_name = device_name or "default"
     client_frame_id = client_frame_id or None
+    if excluded := exclusion_find(privacy_rules(), app_name=app_name, window_name=window_name, browser_url=browser_url):
+        raise ApplicationError(
+            f"Not stored: {excluded.reason} in the privacy settings.",
+            extra={"excluded_by": excluded.kind, "pattern": excluded.pattern},
+            status_code=422,
+        )
     if found := _existing(device_name, client_frame_id):
         return found
 
@@ -233,6 +241,8 @@ def frame_ocr_run(*, frame_id: int) -> str:
     except Exception as exc:  # any engine or file error becomes a recorded failure
         return _ocr_failed(frame, reason=f"{type(exc).__name__}: {exc}")
     elapsed_ms = int((time.perf_counter() - started) * 1000)
+    if privacy_rules().redact_secrets:
+        lines = [_line_redact(line) for line in lines]
     text = "\n".join(line.text for line in lines)
     with transaction.atomic():
         OcrResult.objects.update_or_create(
@@ -253,6 +263,20 @@ def frame_ocr_run(*, frame_id: int) -> str:
         frame.save(update_fields=["ocr_status", "ocr_attempts", "ocr_error"])
         frame_text_ready.send(sender=Frame, frame=frame)
     return OcrStatus.DONE
+
+
+def _line_redact(line: ocr.OcrLine) -> ocr.OcrLine:
+    """The line with its secrets replaced; its words too (a word of a secret spread over several
+    words, such as a card number's groups, loses its text but keeps its box)."""
+    text = secrets_redact(line.text)
+    if text == line.text:
+        return line
+    kept = set(text.split())
+    words = [
+        dataclasses.replace(word, text=word.text if word.text in kept else "")
+        for word in line.words
+    ]
+    return dataclasses.replace(line, text=text, words=words)
 
 
 def _ocr_failed(frame: Frame, *, reason: str) -> str:
@@ -436,3 +460,33 @@ def frames_retention_apply(*, days: int | None = None, progress=None) -> FrameDe
     if cutoff is None or not Frame.objects.filter(timestamp__lt=cutoff).exists():
         return None
     return frames_delete(end=cutoff, reason="retention", progress=progress)
+
+
+def privacy_update(
+    *,
+    excluded_apps: list[str],
+    excluded_windows: list[str],
+    excluded_urls: list[str],
+    redact_secrets: bool,
+    capture_paused: bool,
+) -> PrivacyRules:
+    """Replace the privacy rules. Frames already stored are not touched (delete them by range);
+    redaction applies to text read from now on."""
+    try:
+        cleaned = {
+            kind: rules_clean(patterns, kind=kind)
+            for kind, patterns in zip(KINDS, (excluded_apps, excluded_windows, excluded_urls))
+        }
+    except ValueError as exc:
+        raise ApplicationError(f"Privacy rules not saved: {exc}.") from None
+    PrivacySettings.objects.update_or_create(
+        pk=1,
+        defaults={
+            "excluded_apps": list(cleaned["app"]),
+            "excluded_windows": list(cleaned["window"]),
+            "excluded_urls": list(cleaned["url"]),
+            "redact_secrets": redact_secrets,
+            "capture_paused": capture_paused,
+        },
+    )
+    return privacy_rules()

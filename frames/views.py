@@ -1,5 +1,6 @@
 from datetime import date, datetime, time, timedelta
 
+from django.conf import settings
 from django.contrib.auth.decorators import login_not_required
 from django.http import FileResponse, Http404, HttpRequest, JsonResponse
 from django.shortcuts import render
@@ -225,3 +226,30 @@ def frame_view(request: HttpRequest, frame_id: int):
         "color": timeline.app_color(frame.app_name),
     }
     return render(request, "frames/viewer.html", context)
+
+
+def _lines(value: str) -> list[str]:
+    return [line.strip() for line in value.splitlines() if line.strip()]
+
+
+def settings_page(request: HttpRequest):
+    """The privacy rules, edited as one pattern per line."""
+    saved, error = False, ""
+    if request.method == "POST":
+        fields = {
+            "excluded_apps": _lines(request.POST.get("excluded_apps", "")),
+            "excluded_windows": _lines(request.POST.get("excluded_windows", "")),
+            "excluded_urls": _lines(request.POST.get("excluded_urls", "")),
+            "redact_secrets": bool(request.POST.get("redact_secrets")),
+            "capture_paused": bool(request.POST.get("capture_paused")),
+        }
+        try:
+            rules = services.privacy_update(**fields).to_json()
+            saved = True
+        except ApplicationError as exc:
+            rules, error = fields, exc.message
+    else:
+        rules = selectors.privacy_rules().to_json()
+    form = {key: "\n".join(value) if isinstance(value, list) else value for key, value in rules.items()}
+    context = {"form": form, "saved": saved, "error": error, "retention_days": settings.RETENTION_DAYS}
+    return render(request, "frames/settings.html", context, status=400 if error else 200)

@@ -13,6 +13,7 @@ urlpatterns = [
     # The search page, and for API clients screenpipe's GET /search (search/screenpipe.py picks).
     path("search", screenpipe.search_or_page, name="search"),
     path("chat", chat_views.chat_page, name="chat"),
+    path("settings", frame_views.settings_page, name="settings"),
     path("frames/<int:frame_id>/view", frame_views.frame_view, name="frame-view"),
     path("frames/<int:frame_id>/thumb", frame_views.frame_thumb, name="frame-thumb"),
     # screenpipe's clients fetch images at the bare path.
