@@ -7,6 +7,7 @@ the one really shown before it, and the path relative to the folder is the
 client_frame_id, so a re-import stores nothing twice.
 """
 
+import dataclasses
 import json
 import os
 import re
@@ -271,24 +272,84 @@ def frames_import(
     summary = ImportSummary(failed=failures)
     for item in progress(items):
         summary.timestamp_sources[item.timestamp_source] += 1
-        try:
-            result = services.frame_ingest(
-                image_bytes=item.path.read_bytes(),
-                timestamp=item.timestamp,
-                device_name=item.device_name,
-                app_name=item.app_name,
-                window_name=item.window_name,
-                browser_url=item.browser_url,
-                focused=item.focused,
-                client_frame_id=item.client_frame_id,
-            )
-        except (ApplicationError, OSError) as exc:
-            summary.failed.append(ImportFailure(file=item.relpath, reason=_reason(exc)))
-            continue
-        if result.status == "created":
+        event = _ingest(item)
+        if event.status == "failed":
+            summary.failed.append(ImportFailure(file=item.relpath, reason=event.reason))
+        elif event.status == "created":
             summary.created += 1
-        elif result.status == "existing":
+        elif event.status == "existing":
             summary.existing += 1
         else:
             summary.duplicates += 1
     return summary
+
+
+@dataclass(frozen=True)
+class WatchEvent:
+    relpath: str
+    status: str  # created | existing | duplicate | failed
+    frame_id: int | None = None
+    reason: str = ""
+
+
+def _ingest(item: ImportItem) -> WatchEvent:
+    try:
+        result = services.frame_ingest(
+            image_bytes=item.path.read_bytes(),
+            timestamp=item.timestamp,
+            device_name=item.device_name,
+            app_name=item.app_name,
+            window_name=item.window_name,
+            browser_url=item.browser_url,
+            focused=item.focused,
+            client_frame_id=item.client_frame_id,
+        )
+    except (ApplicationError, OSError) as exc:
+        return WatchEvent(relpath=item.relpath, status="failed", reason=_reason(exc))
+    return WatchEvent(relpath=item.relpath, status=result.status, frame_id=result.frame_id or result.duplicate_of)
+
+
+def folder_watch(
+    *,
+    root: Path,
+    tz: tzinfo,
+    device_name: str | None = None,
+    app_name: str = "",
+    poll_s: float = 1.0,
+    settle_s: float = 2.0,
+    stop: Callable[[], bool] = lambda: False,
+) -> Iterable[WatchEvent]:
+    """Ingest the screenshots that appear under root (and those already there), as the import
+    does, yielding what became of each, until stop() is true. A file is taken once it has not
+    changed for a poll (a tool may still be writing it) and, when it has no sidecar yet, once it
+    is settle_s old (a tool may write the sidecar just after). A file overwritten in place (a tool
+    that always saves "screenshot.png") is a new frame: its id then carries its modification time."""
+    root = root.resolve()
+    device_name = device_name or root.name or "watch"
+    taken: dict[Path, tuple[int, int]] = {}  # path -> (size, mtime_ns) when ingested
+    seen: dict[Path, tuple[int, int]] = {}  # path -> (size, mtime_ns) at the last poll
+    while not stop():
+        for path in images_walk(root):
+            try:
+                stat = path.stat()
+            except FileNotFoundError:
+                continue
+            state = (stat.st_size, stat.st_mtime_ns)
+            previous, seen[path] = seen.get(path), state
+            if taken.get(path) == state or previous != state or not stat.st_size:
+                continue  # done already, or still being written
+            if sidecar_find(path) is None and time.time() - stat.st_mtime < settle_s:
+                continue
+            try:
+                item = import_item_plan(path=path, root=root, tz=tz, device_name=device_name, app_name=app_name)
+            except (ValueError, OSError) as exc:
+                taken[path] = state
+                yield WatchEvent(relpath=path.relative_to(root).as_posix(), status="failed", reason=str(exc))
+                continue
+            if path in taken:
+                item = dataclasses.replace(item, client_frame_id=client_frame_id_make(f"{item.relpath}@{stat.st_mtime_ns}"))
+            taken[path] = state
+            yield _ingest(item)
+        for gone in [path for path in seen if not path.exists()]:
+            seen.pop(gone, None)
+        time.sleep(poll_s)

@@ -7,7 +7,8 @@ cd "$(dirname "$0")/.."
 # OCR engines and their languages, and fonts (CJK for Chinese screens).
 DEB_PACKAGES=(tesseract-ocr tesseract-ocr-eng tesseract-ocr-chi-sim libtesseract-dev fonts-noto-cjk fonts-dejavu-core)
 # The test suite drives Debian's Chromium (no browser download) and runs a throwaway Redis.
-[ "${1:-}" = "--test" ] && DEB_PACKAGES+=(chromium redis-server)
+# The capture client's tests record a Tk window on a virtual X screen.
+[ "${1:-}" = "--test" ] && DEB_PACKAGES+=(chromium redis-server xvfb xauth xdotool libtk8.6)
 missing=()
 for pkg in "${DEB_PACKAGES[@]}"; do
   dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
@@ -27,7 +28,7 @@ if [ ! -x .venv/bin/python ]; then
   python3.11 -m venv .venv 2>/dev/null || python3 -m venv .venv
 fi
 stamp=.venv/.requirements.sha256
-want=$(sha256sum requirements.txt | cut -d' ' -f1)
+want=$(cat requirements.txt capture/requirements.txt | sha256sum | cut -d' ' -f1)
 if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   echo "[setup] installing Python packages (pinned in requirements.txt)"
   .venv/bin/python -m pip install -q --upgrade pip

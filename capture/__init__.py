@@ -1,0 +1,2 @@
+"""MyRecall's capture client for Linux desktops (X11): screenshots with the focused window's app
+and title, sent to a MyRecall server, spooled on disk while the server cannot be reached."""

@@ -1,0 +1,93 @@
+"""python -m capture [run|pause|resume|status] — see README "Capture"."""
+
+import argparse
+import logging
+import os
+import sys
+from pathlib import Path
+from urllib.parse import urlparse
+
+from capture.client import EXIT_USAGE, Client, Config, Fatal, pause_file, state_dir_default
+from capture.spool import Spool
+from capture.x11 import X11Error
+from myrecall.privacy_rules import PrivacyRules
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m capture",
+        description="Record this X11 desktop into MyRecall: a screenshot every few seconds with the focused "
+        "window's app and title. `pause` and `resume` (or SIGUSR1) stop and restart capture without restarting it.",
+    )
+    parser.add_argument("command", nargs="?", default="run", choices=["run", "pause", "resume", "status"])
+    parser.add_argument("--url", default=os.environ.get("MYRECALL_URL", "http://127.0.0.1:8000"), help="The server (env MYRECALL_URL).")
+    parser.add_argument("--token", default=os.environ.get("MYRECALL_TOKEN", ""), help="An API token (env MYRECALL_TOKEN).")
+    parser.add_argument("--token-file", type=Path, help="Read the token from this file instead.")
+    parser.add_argument("--interval", type=float, default=3.0, help="Seconds between screenshots (default 3).")
+    parser.add_argument("--monitor", type=int, default=1, help="1 the first monitor, 2 the second...; 0 all as one image.")
+    parser.add_argument("--device", default=None, help="The device name frames are stored under (default: host name).")
+    parser.add_argument("--state-dir", type=Path, default=state_dir_default(), help="Spool, pause flag and last rules.")
+    parser.add_argument("--spool-mb", type=int, default=500, help="The spool's size limit; the oldest frames go first past it.")
+    parser.add_argument("--display", default=None, help="X display (default $DISPLAY).")
+    parser.add_argument("--exclude-app", action="append", default=[], help="Never capture this app (also on top of the server's rules).")
+    parser.add_argument("--exclude-window", action="append", default=[], help="Never capture a window title matching this.")
+    return parser
+
+
+def main(argv=None) -> int:
+    args = _parser().parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s capture: %(message)s", datefmt="%H:%M:%S")
+    if args.command == "pause":
+        args.state_dir.mkdir(parents=True, exist_ok=True)
+        pause_file(args.state_dir).touch()
+        print("capture paused; `python -m capture resume` goes on")
+        return 0
+    if args.command == "resume":
+        pause_file(args.state_dir).unlink(missing_ok=True)
+        print("capture resumed")
+        return 0
+    if args.command == "status":
+        spool = Spool(args.state_dir / "spool", max_bytes=args.spool_mb * 2**20)
+        state = "paused" if pause_file(args.state_dir).exists() else "not paused"
+        print(f"{state}; {spool.count()} frame(s) waiting in {spool.dir} ({spool.bytes() / 2**20:.1f} MB)")
+        return 0
+
+    token = args.token_file.read_text().strip() if args.token_file else args.token.strip()
+    url = urlparse(args.url)
+    if url.scheme not in ("http", "https") or not url.netloc:
+        print(f"capture: --url {args.url!r} is not an http(s) address such as http://127.0.0.1:8000", file=sys.stderr)
+        return EXIT_USAGE
+    if not token:
+        print("capture: no token. Make one on the server with `.venv/bin/python manage.py token_create --name <this machine>` "
+              "and pass it with --token or MYRECALL_TOKEN.", file=sys.stderr)
+        return EXIT_USAGE
+    if args.interval < 0.5:
+        print("capture: --interval must be at least 0.5 seconds", file=sys.stderr)
+        return EXIT_USAGE
+    if not (args.display or os.environ.get("DISPLAY")):
+        print("capture: no X display ($DISPLAY is not set). On Wayland, see README \"Capture\".", file=sys.stderr)
+        return EXIT_USAGE
+    config = Config(
+        url=args.url,
+        token=token,
+        interval_s=args.interval,
+        monitor=args.monitor,
+        state_dir=args.state_dir,
+        spool_bytes=args.spool_mb * 2**20,
+        display=args.display,
+        local_rules=PrivacyRules(apps=tuple(args.exclude_app), windows=tuple(args.exclude_window)),
+    )
+    if args.device:
+        config.device_name = args.device
+    try:
+        return Client(config).run()
+    except Fatal as exc:
+        print(f"capture: {exc}", file=sys.stderr)
+        return exc.code
+    except (X11Error, ValueError) as exc:
+        print(f"capture: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+
+
+if __name__ == "__main__":
+    sys.exit(main())

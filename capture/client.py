@@ -1,0 +1,262 @@
+"""The capture loop: every interval, unless paused or the focused window is excluded, a
+screenshot of the monitor with the focused window's app and title goes into the spool (when a
+pixel changed since the last one); an uploader thread sends the spool to the server in capture
+order, and reads the server's privacy rules every RULES_REFRESH_S."""
+
+import json
+import logging
+import os
+import signal
+import socket
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from capture.screen import Screen, shot_png
+from capture.server import Outcome, Server
+from capture.spool import Spool
+from capture.x11 import FocusReader
+from myrecall.privacy_rules import PrivacyRules, exclusion_find
+
+logger = logging.getLogger("capture")
+
+RULES_REFRESH_S = 30.0
+BACKOFF_MAX_S = 30.0
+
+# Exit codes
+EXIT_OK, EXIT_USAGE, EXIT_BAD_TOKEN, EXIT_NOT_MYRECALL = 0, 2, 3, 4
+
+
+def state_dir_default() -> Path:
+    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(base) / "myrecall-capture"
+
+
+def pause_file(state_dir: Path) -> Path:
+    return state_dir / "paused"
+
+
+@dataclass
+class Config:
+    url: str
+    token: str
+    interval_s: float = 3.0
+    monitor: int = 1
+    device_name: str = field(default_factory=socket.gethostname)
+    state_dir: Path = field(default_factory=state_dir_default)
+    spool_bytes: int = 500 * 2**20
+    display: str | None = None
+    local_rules: PrivacyRules = field(default_factory=PrivacyRules)
+
+
+class Fatal(Exception):
+    def __init__(self, code: int, message: str):
+        super().__init__(message)
+        self.code = code
+
+
+class Client:
+    def __init__(self, config: Config):
+        self.config = config
+        self.state_dir = Path(config.state_dir)
+        self.state_dir.mkdir(parents=True, exist_ok=True)
+        self.spool = Spool(self.state_dir / "spool", max_bytes=config.spool_bytes)
+        self.server = Server(config.url, config.token)
+        self.stopping = threading.Event()
+        self.wake = threading.Event()  # a new frame in the spool
+        self.fatal: Fatal | None = None
+        self.server_rules = self._rules_cached()
+        self.sent = self.captured = self.skipped_unchanged = self.skipped_excluded = 0
+        self._last_checksum: int | None = None
+        self._last_excluded: str | None = None
+        self._paused_said: bool | None = None
+        self._down = False  # the server did not answer the last request
+        self._rules_at = 0.0  # when the server's rules are read next (monotonic)
+
+    # Rules ------------------------------------------------------------------------------------
+
+    def _rules_file(self) -> Path:
+        return self.state_dir / "rules.json"
+
+    def _rules_cached(self) -> PrivacyRules:
+        """The server's rules as last read, so they hold while it cannot be reached."""
+        try:
+            return PrivacyRules.from_json(json.loads(self._rules_file().read_text()))
+        except (FileNotFoundError, ValueError):
+            return PrivacyRules()
+
+    def _stop_if_fatal(self, answer) -> None:
+        if answer.outcome is Outcome.BAD_TOKEN:
+            raise Fatal(
+                EXIT_BAD_TOKEN,
+                f"The server at {self.config.url} refused the token ({answer.detail}). Make one on the server with "
+                "`.venv/bin/python manage.py token_create --name <this machine>` and pass it with --token.",
+            )
+        if answer.outcome is Outcome.NOT_MYRECALL:
+            raise Fatal(
+                EXIT_NOT_MYRECALL,
+                f"{self.config.url} does not look like a MyRecall server ({answer.detail}). "
+                "Give the address the server prints at start, e.g. http://127.0.0.1:8000.",
+            )
+
+    def rules_refresh(self) -> None:
+        answer, body = self.server.privacy_get()
+        self._stop_if_fatal(answer)
+        if body is not None:
+            self.server_rules = PrivacyRules.from_json(body)
+            tmp = self._rules_file().with_suffix(".part")
+            tmp.write_text(json.dumps(body))
+            os.replace(tmp, self._rules_file())
+        elif answer.outcome is Outcome.RETRY:
+            self._unreachable(answer.detail)
+
+    def _unreachable(self, detail: str) -> None:
+        if not self._down:
+            logger.warning("cannot reach %s (%s): capturing into the spool, sending it when the server answers", self.config.url, detail)
+        self._down = True
+
+    def _reachable(self) -> None:
+        if self._down:
+            logger.info("the server answers again: sending %d spooled frame(s)", self.spool.count())
+            self._rules_at = 0.0  # and read its rules now
+        self._down = False
+
+    def paused(self) -> str | None:
+        if pause_file(self.state_dir).exists():
+            return "paused (`python -m capture resume` to go on)"
+        if self.server_rules.capture_paused:
+            return "paused on the server's Settings page"
+        return None
+
+    def excluded(self, app_name: str, title: str) -> str | None:
+        for rules in (self.config.local_rules, self.server_rules):
+            if found := exclusion_find(rules, app_name=app_name, window_name=title):
+                return found.reason
+        return None
+
+    # Capture ----------------------------------------------------------------------------------
+
+    def capture_once(self, screen: Screen, focus: FocusReader) -> str:
+        """One tick: what it did ("sent to spool", "unchanged", "excluded", "paused")."""
+        if reason := self.paused():
+            if self._paused_said != reason:
+                logger.info("%s", reason)
+            self._paused_said = reason
+            return "paused"
+        if self._paused_said:
+            logger.info("capturing again")
+            self._paused_said = None
+        window = focus.focused()
+        if reason := self.excluded(window.app_name, window.title):
+            self.skipped_excluded += 1
+            if self._last_excluded != reason:
+                logger.info("not captured: %s", reason)
+            self._last_excluded = reason
+            self._last_checksum = None  # the next allowed screen is sent even if it looks the same
+            return "excluded"
+        self._last_excluded = None
+        taken_ns = time.time_ns()
+        shot = screen.grab()
+        if shot.checksum == self._last_checksum:
+            self.skipped_unchanged += 1
+            return "unchanged"
+        image = shot_png(shot)
+        meta = {
+            "timestamp_ns": taken_ns,
+            "app_name": window.app_name,
+            "window_name": window.title,
+            "browser_url": "",  # not readable reliably from X11 (README)
+            "focused": True if window.app_name else None,
+            "device_name": self.config.device_name,
+            "client_frame_id": f"{self.config.device_name}-{taken_ns}",
+        }
+        self.spool.put(image, meta)
+        self._last_checksum = shot.checksum
+        self.captured += 1
+        self.wake.set()
+        return "sent to spool"
+
+    # Upload -----------------------------------------------------------------------------------
+
+    def upload_loop(self) -> None:
+        backoff = 1.0
+        try:
+            while not self.stopping.is_set():
+                if time.monotonic() >= self._rules_at:
+                    self._rules_at = time.monotonic() + RULES_REFRESH_S
+                    self.rules_refresh()
+                item = self.spool.oldest()
+                if item is None:
+                    self.wake.wait(1.0)
+                    self.wake.clear()
+                    continue
+                answer = self.server.frame_post(item.path.read_bytes(), item.meta)
+                if answer.outcome is not Outcome.RETRY:
+                    self._reachable()
+                if answer.outcome is Outcome.STORED:
+                    self.spool.remove(item)
+                    self.sent += 1
+                    backoff = 1.0
+                elif answer.outcome is Outcome.REFUSED:
+                    logger.warning("the server refused frame %s: %s (dropped)", item.meta["client_frame_id"], answer.detail)
+                    self.spool.remove(item)
+                elif answer.outcome is Outcome.RETRY:
+                    self._unreachable(answer.detail)
+                    self.stopping.wait(backoff)
+                    backoff = min(backoff * 2, BACKOFF_MAX_S)
+                else:
+                    self._stop_if_fatal(answer)
+        except Fatal as exc:
+            self.fatal = exc
+            self.stopping.set()
+        except Exception as exc:  # never die silently: the main loop reports it
+            logger.exception("uploader failed")
+            self.fatal = Fatal(1, f"the uploader failed: {exc}")
+            self.stopping.set()
+
+    # Run --------------------------------------------------------------------------------------
+
+    def run(self) -> int:
+        self.rules_refresh()  # a bad token or URL stops here, before anything is captured
+        focus = FocusReader(self.config.display)
+        screen = Screen(monitor=self.config.monitor, display_name=self.config.display)
+        uploader = threading.Thread(target=self.upload_loop, name="uploader", daemon=True)
+        uploader.start()
+        signal.signal(signal.SIGTERM, lambda *_: self.stopping.set())
+        signal.signal(signal.SIGUSR1, lambda *_: self.pause_toggle())
+        logger.info(
+            "capturing monitor %d (%dx%d) every %.1f s as %r to %s; spool %s",
+            self.config.monitor, screen.area["width"], screen.area["height"], self.config.interval_s,
+            self.config.device_name, self.config.url, self.spool.dir,
+        )
+        try:
+            next_tick = time.monotonic()
+            while not self.stopping.is_set():
+                try:
+                    self.capture_once(screen, focus)
+                except OSError as exc:
+                    logger.warning("capture failed: %s", exc)
+                next_tick += self.config.interval_s
+                delay = next_tick - time.monotonic()
+                if delay < 0:  # fell behind (a suspended machine): start again from now
+                    next_tick, delay = time.monotonic(), 0
+                self.stopping.wait(delay)
+        except KeyboardInterrupt:
+            pass
+        finally:
+            self.stopping.set()
+            uploader.join(timeout=35)
+            screen.close()
+            focus.close()
+        if self.fatal:
+            raise self.fatal
+        logger.info("stopped: %d captured, %d sent, %d still spooled", self.captured, self.sent, self.spool.count())
+        return EXIT_OK
+
+    def pause_toggle(self) -> None:
+        path = pause_file(self.state_dir)
+        if path.exists():
+            path.unlink(missing_ok=True)
+        else:
+            path.touch()

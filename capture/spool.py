@@ -1,0 +1,82 @@
+"""A bounded queue of frames on disk, in capture order: every frame is written here first and
+removed once the server has it, so nothing is lost while the server cannot be reached, and a
+restart of the client picks up where it was. When the queue is full the oldest frames go
+first (said in the log): the newest screens matter most."""
+
+import json
+import logging
+import os
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Item:
+    path: Path  # the image; its metadata is beside it, same name + ".json"
+    meta: dict
+
+    @property
+    def size(self) -> int:
+        try:
+            return self.path.stat().st_size
+        except FileNotFoundError:
+            return 0
+
+
+class Spool:
+    def __init__(self, directory: Path, *, max_bytes: int):
+        self.dir = Path(directory)
+        self.dir.mkdir(parents=True, exist_ok=True)
+        self.max_bytes = max_bytes
+        self.dropped = 0
+        for leftover in self.dir.glob("*.part"):  # a write cut short by a crash
+            leftover.unlink(missing_ok=True)
+
+    def _names(self) -> list[Path]:
+        # Names start with the capture time in nanoseconds, zero-padded: sorted is capture order.
+        return sorted(path for path in self.dir.glob("*.png"))
+
+    def put(self, image: bytes, meta: dict) -> Item:
+        name = f"{meta['timestamp_ns']:020d}-{uuid.uuid4().hex[:8]}"
+        path = self.dir / f"{name}.png"
+        for target, data in ((path.with_suffix(".json"), json.dumps(meta).encode()), (path, image)):
+            tmp = target.with_name(target.name + ".part")
+            with open(tmp, "wb") as fh:
+                fh.write(data)
+            os.replace(tmp, target)  # the image last: an image in the spool always has its metadata
+        self._trim()
+        return Item(path=path, meta=meta)
+
+    def _trim(self) -> None:
+        names = self._names()
+        total = sum(path.stat().st_size for path in names if path.exists())
+        while names and total > self.max_bytes and len(names) > 1:
+            oldest = names.pop(0)
+            total -= oldest.stat().st_size if oldest.exists() else 0
+            self.remove(Item(path=oldest, meta={}))
+            self.dropped += 1
+            logger.warning("spool full (%d MB): dropped the oldest frame %s", self.max_bytes // 2**20, oldest.name)
+
+    def oldest(self) -> Item | None:
+        for path in self._names():
+            try:
+                meta = json.loads(path.with_suffix(".json").read_text())
+            except (FileNotFoundError, json.JSONDecodeError):
+                logger.warning("spool: %s has no readable metadata; dropped", path.name)
+                self.remove(Item(path=path, meta={}))
+                continue
+            return Item(path=path, meta=meta)
+        return None
+
+    def remove(self, item: Item) -> None:
+        item.path.unlink(missing_ok=True)
+        item.path.with_suffix(".json").unlink(missing_ok=True)
+
+    def count(self) -> int:
+        return len(self._names())
+
+    def bytes(self) -> int:
+        return sum(path.stat().st_size for path in self._names() if path.exists())

@@ -1,0 +1,193 @@
+"""The capture client for real: a Tk window on Xvfb showing known words, captured by
+`python -m capture`, posted to a live server, read by its OCR and found by search with the
+window's app and title; the spool while the server is down; exclusions; pause; bad settings."""
+
+import json
+import subprocess
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, HTTPServer
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import render_text_image
+from tests.server import REPO, LiveServer, port_pick
+
+APP = "Memowin"  # the test window's WM_CLASS class
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    with LiveServer(tmp_path_factory.mktemp("capture") / "data", env={"MYRECALL_DEDUP_MAX_DISTANCE": "-1"}) as live:
+        yield live
+
+
+class Client:
+    def __init__(self, desktop, state: Path, *, url: str, token: str, args=()):
+        self.state = state
+        self.log = state.parent / f"{state.name}.log"
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "capture", "--url", url, "--token", token, "--interval", "1",
+             "--state-dir", str(state), "--device", "desk", *args],
+            cwd=REPO, env=desktop.env, stdout=open(self.log, "a"), stderr=subprocess.STDOUT,
+        )
+
+    def output(self) -> str:
+        return self.log.read_text()
+
+    def stop(self) -> int:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            self.proc.wait(timeout=60)
+        return self.proc.returncode
+
+
+def found(server, word: str, timeout_s: float = 60) -> list[dict]:
+    """The search hits for `word`, waited for."""
+    deadline = time.time() + timeout_s
+    while time.time() < deadline:
+        hits = server.session.get(
+            f"{server.url}/api/v1/search", params={"q": word, "mode": "keyword", "start_time": time.time() - 3600}, timeout=30
+        ).json()["data"]
+        if hits:
+            return [hit["content"] for hit in hits]
+        time.sleep(0.5)
+    return []
+
+
+def frames(server) -> list[dict]:
+    body = server.session.get(f"{server.url}/api/v1/search", params={"start_time": 0, "limit": 100}, timeout=30).json()
+    return [hit["content"] for hit in body["data"]]
+
+
+def test_a_window_is_captured_read_and_found_with_its_app_and_title(desktop, server, tmp_path):
+    desktop.show("Zebracalm quorum notes", "budget for the offsite", title="Planning — Memowin")
+    client = Client(desktop, tmp_path / "state", url=server.url, token=server.token)
+    try:
+        hits = found(server, "Zebracalm")
+        assert hits, client.output()
+        assert hits[0]["app_name"] == APP and hits[0]["window_name"] == "Planning — Memowin"
+        desktop.show("Xylofern harbour schedule", title="Ferries — Memowin")
+        hits = found(server, "Xylofern")
+        assert hits and hits[0]["window_name"] == "Ferries — Memowin", client.output()
+    finally:
+        assert client.stop() == 0
+    assert "capturing monitor 1" in client.output()
+
+
+def test_frames_are_spooled_while_the_server_is_down_and_sent_once_in_order(desktop, tmp_path):
+    port = port_pick()
+    url = f"http://127.0.0.1:{port}"
+    state = tmp_path / "state"
+    desktop.show("Spoolword alpha", title="one — Memowin")
+    # The token is checked once the server answers; until then the client captures into the spool.
+    client = Client(desktop, state, url=url, token="placeholder")
+    spool = state / "spool"
+    try:
+        for word in ("bravo", "charlie", "delta"):
+            time.sleep(1.5)
+            desktop.show(f"Spoolword {word}", title=f"{word} — Memowin")
+        time.sleep(2)
+        spooled = sorted(spool.glob("*.png"))
+        assert len(spooled) >= 4, client.output()
+        assert "cannot reach" in client.output() or "upload failed" in client.output()
+        kept = [json.loads(p.with_suffix(".json").read_text()) for p in spooled]
+    finally:
+        client.stop()
+    # The server comes up; the client, restarted with a real token, sends the spool in order.
+    with LiveServer(tmp_path / "data", env={"MYRECALL_DEDUP_MAX_DISTANCE": "-1"}, port=port) as live:
+        client = Client(desktop, state, url=url, token=live.token)
+        try:
+            deadline = time.time() + 60
+            while list(spool.glob("*.png")) and time.time() < deadline:
+                time.sleep(0.5)
+            time.sleep(1)
+        finally:
+            client.stop()
+        stored = {}
+        for frame in frames(live):
+            meta = live.session.get(f"{live.url}/api/v1/frames/{frame['frame_id']}/metadata", timeout=30).json()
+            stored[meta["client_frame_id"]] = meta
+        ids = [meta["client_frame_id"] for meta in kept]
+        assert set(ids) <= set(stored), client.output()  # nothing lost
+        by_time = sorted(ids, key=lambda cid: stored[cid]["frame_id"])
+        assert by_time == ids  # sent in capture order
+        # A frame sent again (a crash between its upload and its removal from the spool) is not stored twice.
+        before = len(stored)
+        again = spool / f"{kept[0]['timestamp_ns']:020d}-again.png"
+        again.with_suffix(".json").write_text(json.dumps(kept[0]))
+        again.write_bytes(render_text_image(["sent again"]))
+        client = Client(desktop, state, url=url, token=live.token, args=["--exclude-app", APP])  # captures nothing itself
+        try:
+            deadline = time.time() + 30
+            while again.exists() and time.time() < deadline:
+                time.sleep(0.3)
+        finally:
+            client.stop()
+        assert not again.exists() and len(frames(live)) == before, client.output()
+
+
+def test_excluded_windows_never_leave_the_desktop_and_pause_stops_capture(desktop, server, tmp_path):
+    rules = {"excluded_apps": [], "excluded_windows": ["*Secret*"], "excluded_urls": [], "redact_secrets": False, "capture_paused": False}
+    assert server.session.put(f"{server.url}/api/v1/privacy", json=rules, timeout=30).status_code == 200
+    state = tmp_path / "state"
+    try:
+        desktop.show("Hushword vault codes", title="Secret plans — Memowin")
+        client = Client(desktop, state, url=server.url, token=server.token)
+        time.sleep(5)
+        assert "not captured: the window title" in client.output()
+        assert not list((state / "spool").glob("*.png")) and found(server, "Hushword", timeout_s=2) == []
+        desktop.show("Openword garden plans", title="Garden — Memowin")
+        assert found(server, "Openword"), client.output()
+        # Paused by the command: nothing new is taken until resumed.
+        subprocess.run([sys.executable, "-m", "capture", "pause", "--state-dir", str(state)], cwd=REPO, check=True)
+        time.sleep(1.5)
+        desktop.show("Pausedword kettle", title="Kitchen — Memowin")
+        time.sleep(4)
+        assert found(server, "Pausedword", timeout_s=2) == [] and "paused" in client.output()
+        subprocess.run([sys.executable, "-m", "capture", "resume", "--state-dir", str(state)], cwd=REPO, check=True)
+        assert found(server, "Pausedword"), client.output()
+        # Rules of the client alone (--exclude-app) hold too.
+        client.stop()
+        client = Client(desktop, state, url=server.url, token=server.token, args=["--exclude-app", "memowin"])
+        desktop.show("Localword lantern", title="Shed — Memowin")
+        time.sleep(4)
+        assert found(server, "Localword", timeout_s=2) == [] and "not captured: the app" in client.output()
+    finally:
+        client.stop()
+        rules["excluded_windows"] = []
+        server.session.put(f"{server.url}/api/v1/privacy", json=rules, timeout=30)
+
+
+class NotMyRecall(BaseHTTPRequestHandler):
+    def do_GET(self):
+        self.send_response(404)
+        self.end_headers()
+
+    def log_message(self, *args):
+        pass
+
+
+def run_client(desktop, tmp_path, *args) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "capture", "--state-dir", str(tmp_path / "state"), *args],
+        cwd=REPO, env=desktop.env, capture_output=True, text=True, timeout=60,
+    )
+
+
+def test_a_bad_token_or_address_stops_with_a_clear_message_and_exit_code(desktop, server, tmp_path):
+    bad_token = run_client(desktop, tmp_path, "--url", server.url, "--token", "wrong")
+    assert bad_token.returncode == 3 and "refused the token" in bad_token.stderr and "token_create" in bad_token.stderr
+    other = HTTPServer(("127.0.0.1", 0), NotMyRecall)
+    threading.Thread(target=other.serve_forever, daemon=True).start()
+    try:
+        not_ours = run_client(desktop, tmp_path, "--url", f"http://127.0.0.1:{other.server_port}", "--token", server.token)
+    finally:
+        other.shutdown()
+    assert not_ours.returncode == 4 and "does not look like a MyRecall server" in not_ours.stderr
+    not_http = run_client(desktop, tmp_path, "--url", "ftp://example", "--token", server.token)
+    assert not_http.returncode == 2 and "not an http(s) address" in not_http.stderr
+    no_token = run_client(desktop, tmp_path, "--url", server.url)
+    assert no_token.returncode == 2 and "no token" in no_token.stderr
