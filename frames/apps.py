@@ -6,6 +6,8 @@ class FramesConfig(AppConfig):
 
     def ready(self):
         from frames import tasks
+        from frames.selectors import archive_images
+        from myrecall.archive import archive_files_register
         from django.conf import settings
 
         from myrecall.worker_hooks import task_abandoned_register, worker_periodic_register, worker_startup_register
@@ -14,3 +16,4 @@ class FramesConfig(AppConfig):
         worker_startup_register(tasks.ocr_engine_warm_up)
         task_abandoned_register(tasks.frame_ocr, tasks.frame_ocr_abandoned)
         worker_periodic_register(tasks.housekeeping_enqueue, every_s=lambda: settings.RETENTION_CHECK_S)
+        archive_files_register(archive_images)

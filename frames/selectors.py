@@ -175,3 +175,8 @@ def privacy_rules() -> PrivacyRules:
         redact_secrets=row.redact_secrets,
         capture_paused=row.capture_paused,
     )
+
+
+def archive_images(snapshot) -> list[str]:
+    """The image files a database snapshot's frames point to (an sqlite3 connection; see myrecall.archive)."""
+    return [row[0] for row in snapshot.execute(f"SELECT image_path FROM {Frame._meta.db_table}")]

@@ -13,11 +13,18 @@ class SearchConfig(AppConfig):
         from frames.timeline import timeline_notice_register
         from search.selectors import index_lag_notice, index_layout_note, vectors_note
         from search.vectors import vector_server_answering, vector_server_command
-        from search.services import frame_index_on_text_ready, frames_unindex_on_deleting, frames_vectors_on_deleted
+        from myrecall.archive import memory_restored
+        from search.services import (
+            frame_index_on_text_ready,
+            frames_unindex_on_deleting,
+            frames_vectors_on_deleted,
+            vectors_owed_on_restore,
+        )
 
         frame_text_ready.connect(frame_index_on_text_ready, dispatch_uid="search.frame_index")
         frames_deleting.connect(frames_unindex_on_deleting, dispatch_uid="search.frames_unindex")
         frames_deleted.connect(frames_vectors_on_deleted, dispatch_uid="search.frames_vectors_remove")
+        memory_restored.connect(vectors_owed_on_restore, dispatch_uid="search.vectors_owed_on_restore")
         worker_startup_register(index_layout_note)
         worker_startup_register(tasks.embedder_ready_line)
         worker_startup_register(tasks.vectors_lost_requeue)

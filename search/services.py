@@ -63,6 +63,12 @@ def frame_index_on_text_ready(sender, *, frame: Frame, **kwargs) -> None:
     frame_vectors_queue(frame=frame)
 
 
+def vectors_owed_on_restore(sender, **kwargs) -> None:
+    """memory_restored: an imported memory comes without its vector index; every frame is owed
+    to it again (the worker embeds them in the background, keyword search answers meanwhile)."""
+    vectors_rebuild_mark()
+
+
 def frames_unindex_on_deleting(sender, *, frames, **kwargs) -> dict:
     """frames_deleting: remove the frames' keyword index rows, and the words of the vocabulary
     that only they held, in the transaction that deletes them."""
