@@ -315,8 +315,9 @@ def rows_write(*, frame_sql: str, frames: list[tuple], ocr_sql: str, ocrs: list[
     fts.clear()
 
 
-def frames_generate(*, size: int, t0: float, seed: int) -> float:
-    """Insert `size` frames with their OCR text and index rows, as the app would have written them."""
+def frames_generate(*, size: int, t0: float, seed: int, timestamps: np.ndarray | None = None) -> float:
+    """Insert `size` frames with their OCR text and index rows, as the app would have written them,
+    spread over SPAN_DAYS from t0 (or at the sorted `timestamps` given)."""
     from django.db import connection
 
     from frames.text import text_languages
@@ -324,7 +325,8 @@ def frames_generate(*, size: int, t0: float, seed: int) -> float:
 
     adapt = connection.ops.adapt_datetimefield_value
     rng = np.random.default_rng(seed)
-    timestamps = np.sort(rng.uniform(t0, t0 + SPAN_DAYS * DAY, size))
+    if timestamps is None:
+        timestamps = np.sort(rng.uniform(t0, t0 + SPAN_DAYS * DAY, size))
     corpus = Corpus(seed)
     frames, ocrs, fts = [], [], []
     started = time.perf_counter()

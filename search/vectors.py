@@ -28,6 +28,9 @@ import fcntl
 import json
 import logging
 import os
+import re
+import shutil
+import sqlite3
 import sys
 import threading
 import time
@@ -173,6 +176,38 @@ def vector_server_lock() -> None:
     directory = vectors_dir()
     directory.mkdir(mode=0o700, parents=True, exist_ok=True)
     _lock_take(directory)
+
+
+_SEGMENT_DIR = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
+
+
+def vectors_compact() -> tuple[int, int]:
+    """Give back the disk space of deleted vectors; only while no process has the files open
+    (the vector server runs it before it starts). Chroma leaves the folders of deleted
+    collections behind (chroma-core/chroma#5259, #5520): those no segment names are removed;
+    and its database file is vacuumed when a fifth of it or more is free pages. Returns
+    (folders removed, bytes given back)."""
+    db = vectors_dir() / "db"
+    meta = db / "chroma.sqlite3"
+    if not meta.exists():
+        return 0, 0
+    before = sum(path.stat().st_size for path in db.rglob("*") if path.is_file())
+    connection = sqlite3.connect(meta)
+    try:
+        live = {row[0] for row in connection.execute("SELECT id FROM segments")}
+        removed = 0
+        for folder in db.iterdir():
+            if folder.is_dir() and _SEGMENT_DIR.match(folder.name) and folder.name not in live:
+                shutil.rmtree(folder, ignore_errors=True)
+                removed += 1
+        pages = connection.execute("PRAGMA page_count").fetchone()[0]
+        free = connection.execute("PRAGMA freelist_count").fetchone()[0]
+        if pages and free >= pages / 5:
+            connection.execute("VACUUM")
+    finally:
+        connection.close()
+    after = sum(path.stat().st_size for path in db.rglob("*") if path.is_file())
+    return removed, max(0, before - after)
 
 
 def vector_server_command() -> list[str] | None:

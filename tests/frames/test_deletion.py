@@ -285,3 +285,15 @@ def test_retention_deletes_what_is_older_and_prune_does_it_on_demand(frame_make,
     assert list(Frame.objects.values_list("id", flat=True)) == [recent] and old
     call_command("prune", "--days", "1")
     assert "frames 1" in capsys.readouterr().out and not Frame.objects.exists()
+
+
+def test_the_vector_index_gives_back_the_files_of_dropped_days_when_it_next_starts(api, memory):
+    from search.vectors import vectors_compact, vectors_dir
+
+    day_folders = lambda: {p.name for p in (vectors_dir() / "db").iterdir() if p.is_dir()}  # noqa: E731
+    before = day_folders()
+    services.frames_delete(start=T0 - timedelta(hours=1), end=T0 + timedelta(hours=3))  # the whole day: its collection goes
+    vectors_release()  # as when the vector server stops
+    removed, freed = vectors_compact()
+    assert removed == 1 and freed > 0 and len(day_folders()) == len(before) - 1
+    assert vectors_compact() == (0, 0)

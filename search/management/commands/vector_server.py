@@ -9,7 +9,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from search.vectors import VectorError, server_file, vector_server_lock, vectors_dir
+from search.vectors import VectorError, server_file, vector_server_lock, vectors_compact, vectors_dir
 
 CHECK_S = 1.0
 
@@ -28,6 +28,9 @@ class Command(BaseCommand):
             vector_server_lock()
         except VectorError as exc:
             raise CommandError(str(exc)) from None
+        folders, freed = vectors_compact()  # the files are ours alone now, and not open yet
+        if folders or freed:
+            self.stdout.write(f"vector index: gave back {freed / 2**20:.1f} MiB of deleted vectors ({folders} folder(s))")
         stopping = False
 
         def on_signal(signum, frame):
