@@ -251,5 +251,11 @@ def settings_page(request: HttpRequest):
     else:
         rules = selectors.privacy_rules().to_json()
     form = {key: "\n".join(value) if isinstance(value, list) else value for key, value in rules.items()}
-    context = {"form": form, "saved": saved, "error": error, "retention_days": settings.RETENTION_DAYS}
+    context = {
+        "form": form,
+        "saved": saved,
+        "error": error,
+        "retention_days": settings.RETENTION_DAYS,
+        "zone": request_timezone(request).key,
+    }
     return render(request, "frames/settings.html", context, status=400 if error else 200)

@@ -191,3 +191,23 @@ def test_a_frame_posted_while_the_timeline_is_open_appears_without_a_reload(page
     assert page.evaluate("window.stillTheSamePage") is True
     card.click()
     page.wait_for_url(f"**/frames/{frame_id}/view")
+
+
+def test_a_range_of_one_app_is_deleted_from_the_timeline_after_a_preview(page, server):
+    day = datetime(2026, 11, 1, tzinfo=ZONE)
+    gone = frame_post(server, ["an old screen to forget"], timestamp=(day.replace(hour=10, minute=5)).timestamp(), app_name="Oldapp")
+    kept = frame_post(server, ["an old screen to keep"], timestamp=(day.replace(hour=10, minute=20)).timestamp(), app_name="Keepapp")
+    page.goto(server.url + "/?date=2026-11-01")
+    expect(page.locator("#frame-total")).to_have_text("2")
+    page.click(".range-delete summary")
+    page.fill(".range-delete input[name=from]", "10:00")
+    page.fill(".range-delete input[name=to]", "10:30")
+    page.select_option(".range-delete select[name=app_name]", "Oldapp")
+    page.click(".range-delete button[type=submit]")
+    expect(page.locator(".range-delete .confirm")).to_contain_text("This deletes 1 frame (Oldapp 1) from 10:00 to 10:30")
+    assert server.session.get(f"{server.url}/api/v1/frames/{gone}/metadata", timeout=30).status_code == 200
+    page.click(".range-delete button.danger")
+    expect(page.locator(".notice.deleted")).to_contain_text("Deleted 1 frame")
+    expect(page.locator("#frame-total")).to_have_text("1")
+    assert server.session.get(f"{server.url}/api/v1/frames/{gone}/metadata", timeout=30).status_code == 404
+    assert server.session.get(f"{server.url}/api/v1/frames/{kept}/metadata", timeout=30).status_code == 200
