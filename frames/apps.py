@@ -15,5 +15,5 @@ class FramesConfig(AppConfig):
         worker_startup_register(tasks.ocr_lost_requeue)
         worker_startup_register(tasks.ocr_engine_warm_up)
         task_abandoned_register(tasks.frame_ocr, tasks.frame_ocr_abandoned)
-        worker_periodic_register(tasks.housekeeping_enqueue, every_s=lambda: settings.RETENTION_CHECK_S)
+        worker_periodic_register(tasks.housekeeping_enqueue, every_s=lambda: settings.HOUSEKEEPING_CHECK_S)
         archive_files_register(archive_images)

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from datetime import timezone as dt_timezone
 
+from django.conf import settings
 from django.db.models import Count
 from django.utils import timezone
 
@@ -146,6 +147,13 @@ def deletions_stalled():
     """Deletions that stopped midway: their process died, or the vector index was down."""
     stale = timezone.now() - timedelta(seconds=DELETION_STALE_S)
     return FrameDeletion.objects.filter(status=FrameDeletion.Status.RUNNING, updated_at__lt=stale)
+
+
+def frames_past_retention() -> bool:
+    """Whether frames older than the retention (RETENTION_DAYS; 0 keeps everything) are stored."""
+    if settings.RETENTION_DAYS <= 0:
+        return False
+    return Frame.objects.filter(timestamp__lt=timezone.now() - timedelta(days=settings.RETENTION_DAYS)).exists()
 
 
 def frames_deletions_stalled() -> bool:

@@ -2,7 +2,7 @@ from django.conf import settings
 from django_tasks import task
 
 from frames.ocr import ocr_warm_up
-from frames.selectors import frames_deletions_stalled
+from frames.selectors import frames_deletions_stalled, frames_past_retention
 from frames.services import (
     frame_ocr_abandon,
     frame_ocr_run,
@@ -48,7 +48,7 @@ def housekeeping_enqueue() -> None:
     """A worker's periodic hook: queue housekeeping when there is some to do and none is queued."""
     from django_tasks_db.models import DBTaskResult
 
-    if not (settings.RETENTION_DAYS > 0 or frames_deletions_stalled()):
+    if not (frames_past_retention() or frames_deletions_stalled()):
         return
     if DBTaskResult.objects.filter(task_path=frames_housekeeping.module_path, status__in=["READY", "RUNNING"]).exists():
         return

@@ -199,10 +199,11 @@ OCR_THREADS = env("MYRECALL_OCR_THREADS")
 OCR_MAX_ATTEMPTS = env("MYRECALL_OCR_MAX_ATTEMPTS")
 OCR_INCREMENTAL = env("MYRECALL_OCR_INCREMENTAL")
 TIMESTAMP_MAX_FUTURE_S = env("MYRECALL_TIMESTAMP_MAX_FUTURE_S")
-# Keep only the last N days of frames (0: keep everything). The worker deletes older frames, every
-# copy of them, every RETENTION_CHECK_S; `manage.py prune` does it on demand.
+# Keep only the last N days of frames (0: keep everything). The worker looks every HOUSEKEEPING_CHECK_S
+# for frames past it (and for deletions cut short) and deletes them, every copy; `manage.py prune`
+# does it on demand.
 RETENTION_DAYS = env("MYRECALL_RETENTION_DAYS")
-RETENTION_CHECK_S = 3600
+HOUSEKEEPING_CHECK_S = 60
 WORKER_INTERVAL = env("MYRECALL_WORKER_INTERVAL")
 
 # Background work survives a crash: a task left running by a worker that is gone (its process, on this

@@ -297,3 +297,28 @@ def test_the_vector_index_gives_back_the_files_of_dropped_days_when_it_next_star
     removed, freed = vectors_compact()
     assert removed == 1 and freed > 0 and len(day_folders()) == len(before) - 1
     assert vectors_compact() == (0, 0)
+
+
+def test_a_running_worker_applies_the_retention_by_itself(tmp_path):
+    import time as clock
+
+    from tests.server import LiveServer
+
+    with LiveServer(tmp_path / "live", env={"MYRECALL_RETENTION_DAYS": "30", "MYRECALL_DEDUP_MAX_DISTANCE": "-1"}) as server:
+        def post(lines, days_ago):
+            response = server.session.post(
+                f"{server.url}/api/v1/frames", timeout=60,
+                files={"image": ("f.png", render_text_image(lines), "image/png")},
+                data={"timestamp": clock.time() - days_ago * 86400, "app_name": "Editor"},
+            )
+            assert response.status_code == 201, response.text
+            return response.json()["frame_id"]
+
+        old, recent = post(["an old screen"], 45), post(["a recent screen"], 1)
+        deadline = clock.time() + 120
+        while clock.time() < deadline:
+            if server.session.get(f"{server.url}/api/v1/frames/{old}/metadata", timeout=30).status_code == 404:
+                break
+            clock.sleep(0.5)
+        assert server.session.get(f"{server.url}/api/v1/frames/{old}/metadata", timeout=30).status_code == 404
+        assert server.session.get(f"{server.url}/api/v1/frames/{recent}/metadata", timeout=30).status_code == 200

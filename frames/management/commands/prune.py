@@ -10,8 +10,8 @@ class Command(BaseCommand):
     help = (
         "Delete every copy of the frames older than the retention (MYRECALL_RETENTION_DAYS, or --days): "
         "images, thumbnails, OCR text, keyword index rows, vectors and the snippets chat answers quoted; "
-        "then give the database's free space back. The worker does the same every hour when the "
-        "retention is set. Safe while the server runs; an interrupted run is finished by running it again."
+        "then give the database's free space back. The worker does the same as frames pass "
+        "the retention, when it is set. Safe while the server runs; an interrupted run is finished by running it again."
     )
 
     def add_arguments(self, parser):
