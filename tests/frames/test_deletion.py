@@ -304,7 +304,7 @@ def test_a_running_worker_applies_the_retention_by_itself(tmp_path):
 
     from tests.server import LiveServer
 
-    with LiveServer(tmp_path / "live", env={"MYRECALL_RETENTION_DAYS": "30", "MYRECALL_DEDUP_MAX_DISTANCE": "-1"}) as server:
+    with LiveServer(tmp_path / "live", env={"MYRECALL_RETENTION_DAYS": "30", "MYRECALL_DEDUP_MAX_DISTANCE": "-1", "MYRECALL_WORKER_HEARTBEAT_S": "1"}) as server:
         def post(lines, days_ago):
             response = server.session.post(
                 f"{server.url}/api/v1/frames", timeout=60,

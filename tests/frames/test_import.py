@@ -211,37 +211,39 @@ def test_names_without_a_time_give_none(name):
 
 
 def test_a_watched_folder_takes_screenshots_as_they_appear(tmp_path):
-    """`frames_import --watch` against a live server's data dir: files saved later (one still being
-    written, one with a sidecar, one overwritten in place) become frames with the import's metadata."""
+    """`frames_import --watch` on its own data dir: files saved later (one still being written, one
+    with a sidecar, one overwritten in place) become frames with the import's metadata."""
+    import sqlite3
     import subprocess
     import sys
 
-    from tests.server import REPO, LiveServer
+    from tests.server import REPO
 
-    server = LiveServer(tmp_path / "data", env={"MYRECALL_DEDUP_MAX_DISTANCE": "-1"})
+    data_dir = tmp_path / "data"
+    env = {**os.environ, "MYRECALL_DATA_DIR": str(data_dir), "MYRECALL_DEDUP_MAX_DISTANCE": "-1"}
     folder = tmp_path / "Screenshots"
     folder.mkdir()
     (folder / "before-2026-11-20_09-00-00.png").write_bytes(render_text_image(["Already there when watching began"]))
     watcher = subprocess.Popen(
         [sys.executable, "manage.py", "frames_import", str(folder), "--watch", "--device-name", "shots", "--timezone", "UTC"],
-        cwd=REPO, env=server.env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     )
 
-    def frames_of_device() -> list[dict]:
-        body = server.session.get(f"{server.url}/api/v1/search", params={"start_time": 0, "limit": 100}, timeout=30).json()
-        return [hit["content"] for hit in body["data"]]
+    def stored() -> list[tuple]:
+        try:
+            with sqlite3.connect(data_dir / "myrecall.sqlite3") as db:
+                return db.execute("SELECT timestamp, app_name, window_name, client_frame_id FROM frames_frame ORDER BY id").fetchall()
+        except sqlite3.OperationalError:  # not migrated yet
+            return []
 
-    def wait_for(count: int) -> list[dict]:
+    def wait_for(count: int) -> list[tuple]:
         deadline = time.time() + 60
-        while time.time() < deadline:
-            found = frames_of_device()
-            if len(found) >= count:
-                return found
-            time.sleep(0.3)
-        return found
+        while len(rows := stored()) < count and time.time() < deadline:
+            time.sleep(0.2)
+        return rows
 
     try:
-        assert len(wait_for(1)) >= 1
+        assert len(wait_for(1)) == 1
         # A file written slowly: taken only once it stops growing.
         slow = folder / "Screenshot from 2026-11-20 10-15-30.png"
         data = render_text_image(["Written in two parts"])
@@ -253,19 +255,19 @@ def test_a_watched_folder_takes_screenshots_as_they_appear(tmp_path):
         # One with a sidecar giving its app and window.
         (folder / "capture-1.json").write_text(json.dumps({"timestamp": "2026-11-20T11:00:00Z", "app_name": "Firefox", "window_name": "Docs"}))
         (folder / "capture-1.png").write_bytes(render_text_image(["A page about watched folders"]))
-        found = wait_for(3)
-        by_time = {f["timestamp"]: f for f in found}
-        assert {"2026-11-20T09:00:00Z", "2026-11-20T10:15:30Z", "2026-11-20T11:00:00Z"} <= set(by_time), by_time.keys()
-        assert by_time["2026-11-20T11:00:00Z"]["app_name"] == "Firefox" and by_time["2026-11-20T11:00:00Z"]["window_name"] == "Docs"
+        rows = wait_for(3)
+        by_time = {row[0][:19]: row for row in rows}
+        assert set(by_time) == {"2026-11-20 09:00:00", "2026-11-20 10:15:30", "2026-11-20 11:00:00"}, rows
+        assert by_time["2026-11-20 11:00:00"][1:3] == ("Firefox", "Docs")
         # A tool that always saves to the same name: each new image is a new frame.
         same = folder / "latest.png"
         same.write_bytes(render_text_image(["First version of latest"]))
         assert len(wait_for(4)) == 4
         time.sleep(1.2)
         same.write_bytes(render_text_image(["Second and different version of latest", "with more lines"], size=(900, 200)))
-        assert len(wait_for(5)) == 5
+        rows = wait_for(5)
+        assert len(rows) == 5 and rows[4][3].startswith("latest.png@"), rows
     finally:
         watcher.terminate()
         output = watcher.communicate(timeout=30)[0]
-        server.stop()
-    assert "Watching" in output and "created" in output, output
+    assert "Watching" in output and "created" in output and len(stored()) == 5, output
