@@ -147,9 +147,26 @@ def main() -> None:
         server.stop()
         desktop.close()
     log = (work / "client.log").read_text()
+    rss_samples = [kb for _, _, kb in samples]
+    print("\n== summary ==")
+    print(f"command: {' '.join(sys.argv)}")
+    print(f"client cost over {wall:.0f} s at one capture every {args.interval:.1f} s (1920x1080): "
+          f"CPU {100 * cpu / wall:.2f}% of one core ({cpu:.1f} s) [goal < 5%: {'meets goal' if cpu / wall < 0.05 else 'MISSES goal'}]; "
+          f"RSS median {statistics.median(rss_samples) / 1024:.0f} MB, last {rss / 1024:.0f} MB, peak {peak / 1024:.0f} MB "
+          f"[goal < 150 MB: {'meets goal' if peak < 150 * 1024 else 'MISSES goal'}]")
+    if latencies:
+        ordered = sorted(latencies)
+        p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
+        print(f"new word on screen -> found by search with app {APP!r} and the window's title: {len(latencies)} of {trial} found; "
+              f"p50 {statistics.median(latencies):.2f} s, p95 {p95:.2f} s, max {max(latencies):.2f} s "
+              f"[goal p95 < 6 s: {'meets goal' if p95 < 6 and not missed else 'MISSES goal'}] (screenpipe 0.4.50: 30.2 s, empty app and window)")
+    if missed:
+        print(f"missed (not found in {args.timeout:.0f} s): {', '.join(missed)}")
+    print(f"client log: {log.count('not captured')} exclusions, last lines:\n  " + "\n  ".join(log.strip().splitlines()[-3:]))
     # The work of one tick that sends a frame, on this screen: worst case, every tick sends one.
     from capture.screen import Screen, shot_png
 
+    (work / "again").mkdir()
     desktop = Desktop(work / "again", size=(1920, 1080))
     desktop.show(*lines, title=f"Notes — {APP}", width=1920, height=1080)
     time.sleep(2)
@@ -164,26 +181,10 @@ def main() -> None:
         png_s.append(time.process_time() - t)
     screen.close()
     desktop.close()
-    rss_samples = [kb for _, _, kb in samples]
-    print("\n== summary ==")
-    print(f"command: {' '.join(sys.argv)}")
-    print(f"client cost over {wall:.0f} s at one capture every {args.interval:.1f} s (1920x1080): "
-          f"CPU {100 * cpu / wall:.2f}% of one core ({cpu:.1f} s) [goal < 5%: {'meets goal' if cpu / wall < 0.05 else 'MISSES goal'}]; "
-          f"RSS median {statistics.median(rss_samples) / 1024:.0f} MB, last {rss / 1024:.0f} MB, peak {peak / 1024:.0f} MB "
-          f"[goal < 150 MB: {'meets goal' if peak < 150 * 1024 else 'MISSES goal'}]")
     tick = statistics.median(grab_s) + statistics.median(png_s)
     print(f"one tick that sends a frame: grab and checksum {1000 * statistics.median(grab_s):.0f} ms + PNG "
           f"{1000 * statistics.median(png_s):.0f} ms CPU ({len(image) / 1024:.0f} KB); if every tick sent one (a screen "
           f"that always changes): {100 * tick / args.interval:.1f}% of one core; an unchanged screen costs the grab alone")
-    if latencies:
-        ordered = sorted(latencies)
-        p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
-        print(f"new word on screen -> found by search with app {APP!r} and the window's title: {len(latencies)} of {trial} found; "
-              f"p50 {statistics.median(latencies):.2f} s, p95 {p95:.2f} s, max {max(latencies):.2f} s "
-              f"[goal p95 < 6 s: {'meets goal' if p95 < 6 and not missed else 'MISSES goal'}] (screenpipe 0.4.50: 30.2 s, empty app and window)")
-    if missed:
-        print(f"missed (not found in {args.timeout:.0f} s): {', '.join(missed)}")
-    print(f"client log: {log.count('not captured')} exclusions, last lines:\n  " + "\n  ".join(log.strip().splitlines()[-3:]))
 
 
 if __name__ == "__main__":
