@@ -27,6 +27,7 @@ env = environ.Env(
     MYRECALL_WORKER_SWEEP_S=(float, 60.0),
     MYRECALL_TASK_MAX_ATTEMPTS=(int, 3),
     MYRECALL_RETENTION_DAYS=(int, 0),
+    MYRECALL_HOUSEKEEPING_CHECK_S=(float, 60.0),
     MYRECALL_WORKER_STOP_S=(float, 30.0),
     MYRECALL_SEARCH_RANK_MAX=(int, 4000),
     MYRECALL_SEARCH_FALLBACK_BELOW=(int, 20),
@@ -203,7 +204,7 @@ TIMESTAMP_MAX_FUTURE_S = env("MYRECALL_TIMESTAMP_MAX_FUTURE_S")
 # for frames past it (and for deletions cut short) and deletes them, every copy; `manage.py prune`
 # does it on demand.
 RETENTION_DAYS = env("MYRECALL_RETENTION_DAYS")
-HOUSEKEEPING_CHECK_S = 60
+HOUSEKEEPING_CHECK_S = env("MYRECALL_HOUSEKEEPING_CHECK_S")
 WORKER_INTERVAL = env("MYRECALL_WORKER_INTERVAL")
 
 # Background work survives a crash: a task left running by a worker that is gone (its process, on this

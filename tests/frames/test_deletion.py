@@ -202,7 +202,7 @@ def test_a_vector_index_that_is_down_leaves_the_vectors_owed_until_it_answers(ap
 
 def test_a_deletion_gives_the_database_space_back(api, immediate_ocr, settings):
     settings.DEDUP_MAX_DISTANCE = -1
-    for minute in range(40):
+    for minute in range(12):
         lines = [f"Line {minute} {word} " * 6 for word in ("alpha", "bravo", "charlie", "delta", "echo")]
         post_frame(api, render_text_image(lines, size=(1200, 300)), timestamp=(T0 + timedelta(minutes=minute)).timestamp())
 
@@ -304,7 +304,7 @@ def test_a_running_worker_applies_the_retention_by_itself(tmp_path):
 
     from tests.server import LiveServer
 
-    with LiveServer(tmp_path / "live", env={"MYRECALL_RETENTION_DAYS": "30", "MYRECALL_DEDUP_MAX_DISTANCE": "-1", "MYRECALL_WORKER_HEARTBEAT_S": "1"}) as server:
+    with LiveServer(tmp_path / "live", env={"MYRECALL_RETENTION_DAYS": "30", "MYRECALL_DEDUP_MAX_DISTANCE": "-1", "MYRECALL_WORKER_HEARTBEAT_S": "1", "MYRECALL_HOUSEKEEPING_CHECK_S": "1"}) as server:
         def post(lines, days_ago):
             response = server.session.post(
                 f"{server.url}/api/v1/frames", timeout=60,
