@@ -126,3 +126,17 @@ def test_read_only_token_can_search_but_not_ingest_or_ask(client):
     resp = client.post("/api/v1/chat", {"message": "hi", "start_time": 0}, content_type="application/json")
     assert resp.status_code == 403 and "read-only" in resp.json()["message"]
     assert not Frame.objects.exists()
+
+
+def test_a_token_can_be_made_before_the_first_start(tmp_path):
+    """The README has the user make a capture token first: on a data dir no server has created yet."""
+    import os
+    import subprocess
+    import sys
+
+    from tests.server import REPO
+
+    env = {**os.environ, "MYRECALL_DATA_DIR": str(tmp_path / "new")}
+    done = subprocess.run([sys.executable, "manage.py", "token_create", "laptop"], cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1].startswith("mr_") and "Created token 'laptop'" in done.stderr

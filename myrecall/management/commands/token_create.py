@@ -1,3 +1,4 @@
+from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
 from myrecall.services import api_token_create
@@ -11,6 +12,8 @@ class Command(BaseCommand):
         parser.add_argument("--read-only", action="store_true", help="The token may read but not ingest.")
 
     def handle(self, *args, name, read_only, **options):
+        # A token may be made before the first `serve`, which is what creates the tables otherwise.
+        call_command("migrate", interactive=False, verbosity=0)
         token, raw = api_token_create(name=name, read_only=read_only)
         self.stderr.write(f"Created token {token.name!r} (id {token.id}). It is shown once; keep it:")
         self.stdout.write(raw)
