@@ -138,7 +138,7 @@ def manage(data_dir: Path, *args: str) -> tuple[float, str]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--days", type=int, default=2, help="Days of frames before the one deleted... in all, counting it.")
+    parser.add_argument("--days", type=int, default=2, help="Days of --per-day frames; the first is the one deleted.")
     parser.add_argument("--per-day", type=int, default=9600, help="Frames a day (9,600: one every 9 s around the clock).")
     parser.add_argument("--rest", type=int, default=400, help="Frames on a later day, so that 10,000 are left to export.")
     parser.add_argument("--image-kb", type=int, default=40, help="Size of each image file (about a 1080p WebP screen here).")

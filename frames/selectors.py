@@ -149,11 +149,17 @@ def deletions_stalled():
     return FrameDeletion.objects.filter(status=FrameDeletion.Status.RUNNING, updated_at__lt=stale)
 
 
+def retention_cutoff(*, days: int | None = None) -> datetime | None:
+    """The time before which frames are past the retention (RETENTION_DAYS, or `days`); None
+    when everything is kept."""
+    days = settings.RETENTION_DAYS if days is None else days
+    return timezone.now() - timedelta(days=days) if days and days > 0 else None
+
+
 def frames_past_retention() -> bool:
     """Whether frames older than the retention (RETENTION_DAYS; 0 keeps everything) are stored."""
-    if settings.RETENTION_DAYS <= 0:
-        return False
-    return Frame.objects.filter(timestamp__lt=timezone.now() - timedelta(days=settings.RETENTION_DAYS)).exists()
+    cutoff = retention_cutoff()
+    return cutoff is not None and Frame.objects.filter(timestamp__lt=cutoff).exists()
 
 
 def frames_deletions_stalled() -> bool:

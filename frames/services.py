@@ -19,7 +19,7 @@ from frames import ocr, storage
 from frames.live import frame_created_publish
 from frames.imaging import hash_distance, image_decode, image_encode, image_hash
 from frames.models import Frame, FrameDeletion, OcrResult, OcrStatus, PrivacySettings
-from frames.selectors import deletions_stalled, privacy_rules
+from frames.selectors import deletions_stalled, privacy_rules, retention_cutoff
 from frames.signals import frame_text_ready, frames_deleted, frames_deleting
 from frames.text import text_languages
 from myrecall.errors import ApplicationError
@@ -445,13 +445,6 @@ def database_space_reclaim() -> None:
     connection.ensure_connection()
     # executescript steps each statement to its end; a cursor's execute frees one page per call.
     connection.connection.executescript("PRAGMA incremental_vacuum; PRAGMA wal_checkpoint(TRUNCATE);")
-
-
-def retention_cutoff(*, days: int | None = None) -> datetime | None:
-    """The time before which frames are past the retention (RETENTION_DAYS, or `days`); None
-    when everything is kept."""
-    days = settings.RETENTION_DAYS if days is None else days
-    return timezone.now() - timedelta(days=days) if days and days > 0 else None
 
 
 def frames_retention_apply(*, days: int | None = None, progress=None) -> FrameDeletion | None:

@@ -2,8 +2,8 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
-from frames.selectors import frames_range_counts
-from frames.services import frames_retention_apply, retention_cutoff
+from frames.selectors import frames_range_counts, retention_cutoff
+from frames.services import frames_retention_apply
 
 
 class Command(BaseCommand):
