@@ -45,7 +45,7 @@ def wrap(name, f):
         finally:
             with lock: spans[name] += (time.perf_counter() - t) * 1000
     return inner
-for name in ("search_keyword", "semantic_plan", "semantic_fetch", "semantic_finish", "_frames_admitted", "_day_nearest", "_hits"):
+for name in ("search_keyword", "semantic_plan", "semantic_fetch", "semantic_finish", "_frames_admitted", "_hits"):
     setattr(selectors, name, wrap(name, getattr(selectors, name)))
 import search.selectors as S
 orig_dq = S.day_query
@@ -70,7 +70,7 @@ for rnd in range(2):
     totals = [r[0] for r in rows]
     print(f"round {rnd}: hybrid over {len(rows)} English queries: p50 {statistics.median(totals):.1f} p95 {pct(totals, .95):.1f} max {max(totals):.1f}")
     slow = sorted(rows, key=lambda r: -r[0])[:max(5, len(rows) // 20)]
-    for name in ("search_keyword", "semantic_plan", "semantic_fetch", "semantic_finish", "_frames_admitted", "_day_nearest", "_hits"):
+    for name in ("search_keyword", "semantic_plan", "semantic_fetch", "semantic_finish", "_frames_admitted", "_hits"):
         all_ = [r[1].get(name, 0) for r in rows]; sl = [r[1].get(name, 0) for r in slow]
         print(f"  {name:16s} all p50 {statistics.median(all_):6.1f} p95 {pct(all_, .95):6.1f} | slowest 5%: mean {statistics.mean(sl):6.1f}")
     for total, sp, calls, label, q in slow[:8]:

@@ -1,5 +1,6 @@
 """Reads: keyword search over the FTS index, and browsing frames newest first."""
 
+import heapq
 import math
 import re
 import time
@@ -7,7 +8,6 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from datetime import timezone as dt_timezone
-from functools import partial
 
 from django.conf import settings
 from django.db import connection
@@ -315,6 +315,8 @@ IDS_FALLBACK_MAX_MS = 60.0
 VECTOR_IDS_MAX = 2000
 VECTOR_IDS_EXACT = 8000
 OVERFETCH_MAX = 16_000
+# A partly kept day's first read is sized for this many times its share of the n nearest frames.
+FIRST_READ_MARGIN = 2.0
 CJK_UNREAD = (
     "the packaged embedding model reads English only, so Chinese is searched by its words; "
     "set EMBEDDINGS_BASE_URL to a multilingual model to search Chinese by meaning"
@@ -437,24 +439,15 @@ def _cost(model: tuple[float, float], size: int) -> float:
     return model[0] + model[1] * size
 
 
-def _day_nearest(
-    cursor, *, key: str, day: int, embedding: list[float], filters: Filters, n: int, frame_ids: list[int] | None, fetch: int, admit: bool
-) -> tuple[list[VectorHit], bool]:
-    """The nearest `fetch` entries of one day (of these frames alone, when given), as hits per
-    frame, kept to the frames the filters admit when `admit`; read 4x deeper (up to
-    OVERFETCH_MAX) while fewer than n are found and what was read is still near enough to
-    count. Returns the hits and whether more near enough could be there (it stopped short)."""
-    cutoff = settings.SEMANTIC_MAX_DISTANCE
-    while True:
-        found = day_query(embedder_key=key, day=day, embedding=embedding, n=fetch, frame_ids=frame_ids)
-        hits = found.hits
-        if admit:
-            admitted = _frames_admitted(cursor, filters, [hit.frame_id for hit in hits])
-            hits = [hit for hit in hits if hit.frame_id in admitted]
-        more = not found.exhausted and found.farthest <= cutoff
-        if len(hits) >= n or not more or fetch >= OVERFETCH_MAX:
-            return hits, more and len(hits) < n
-        fetch = min(fetch * 4, OVERFETCH_MAX)
+def _nth_distance(best: dict[int, float], n: int) -> float:
+    """The distance of the n-th nearest frame found so far (infinite while fewer are found)."""
+    return heapq.nsmallest(n, best.values())[-1] if len(best) >= n else math.inf
+
+
+def _merge(best: dict[int, float], hits: list[VectorHit]) -> None:
+    for hit in hits:
+        if hit.distance < best.get(hit.frame_id, 9.0):
+            best[hit.frame_id] = hit.distance
 
 
 @dataclass
@@ -492,8 +485,10 @@ def semantic_plan(*, q: str, filters: Filters, n: int) -> SemanticPlan:
     - else, the cheaper of two reads (by the measured costs OPEN_COST_MS and IDS_COST_MS, the
       latter grown with the index's size):
       the search on the kept frames alone (at most VECTOR_IDS_MAX, their ids inside the vector
-      query), or the day's nearest entries, over-fetched by the share of frames kept, keeping
-      the admitted ones (semantic_finish).
+      query), or the day's nearest entries, keeping the admitted ones (semantic_finish). An
+      over-fetched read is sized for the day's share of the n nearest frames (its frames kept
+      over those kept in the whole range, times FIRST_READ_MARGIN): a day the range keeps a
+      sliver of is read shallow, and read deeper only if the other days leave room for it.
     Chroma's own time filter is never used: its metadata index spans every collection and cost
     480 ms p50 for a 1-day range at 1M entries here."""
     if not embedder_ready():
@@ -509,15 +504,21 @@ def semantic_plan(*, q: str, filters: Filters, n: int) -> SemanticPlan:
         frames = cursor.fetchone()[0] or 0
         growth = max(1.0, frames / IDS_COST_FRAMES) ** IDS_COST_GROWTH
         plan.ids_cost = (IDS_COST_MS[0] * growth, IDS_COST_MS[1] * growth)
+        days = []  # (day, its filters, frames kept, frames in the day)
         for day in sorted((day for day in present if first_day <= day <= last_day), reverse=True):
             day_lo, day_hi = day_bounds_ms(day)
             day_filters = filters.with_range(max(filters.start_time, day_lo / 1000), min(filters.end_time, day_hi / 1000))
             kept = _count(cursor, day_filters)
-            if not kept:
-                continue
-            in_day = _count(cursor, Filters(start_time=day_lo / 1000, end_time=day_hi / 1000, end_inclusive=False))
-            fetch = min(math.ceil(entries_wanted * in_day / kept), OVERFETCH_MAX)
+            if kept:
+                in_day = _count(cursor, Filters(start_time=day_lo / 1000, end_time=day_hi / 1000, end_inclusive=False))
+                days.append((day, day_filters, kept, in_day))
+        total_kept = sum(kept for _, _, kept, _ in days)
+        for day, day_filters, kept, in_day in days:
             read = _DayRead(day=day, filters=day_filters, kept=kept, frame_ids=None, fetch=entries_wanted, admit=False)
+            # Over-fetched: the day's share of the n nearest frames (n * kept / total_kept, with a
+            # margin), reading in_day / kept entries for each admitted one; never more than all n.
+            share = min(FIRST_READ_MARGIN * kept / total_kept, 1.0)
+            fetch = min(math.ceil(entries_wanted * share * in_day / kept), OVERFETCH_MAX)
             if kept >= in_day and not filters.narrowed():
                 pass  # the whole day
             elif kept <= VECTOR_IDS_MAX and _cost(plan.ids_cost, kept) < _cost(OPEN_COST_MS, fetch):
@@ -554,31 +555,47 @@ def semantic_fetch(plan: SemanticPlan) -> SemanticFetched:
 def semantic_finish(plan: SemanticPlan, fetched: SemanticFetched) -> list[tuple[int, float]]:
     """The n nearest frames from what was read, as (frame_id, cosine distance), nearest first,
     none farther than settings.SEMANTIC_MAX_DISTANCE. An over-fetched day keeps the frames the
-    filters admit; when that leaves too few while what it read is still near enough to count, it
-    reads 4x deeper (up to OVERFETCH_MAX entries), then searches the kept frames by id when there
-    are at most VECTOR_IDS_EXACT of them. What it returns is exact (the nearest admitted frames,
-    in order); only a day that keeps more than VECTOR_IDS_EXACT frames (or whose search by id
-    would cost more than IDS_FALLBACK_MAX_MS), none of them among its OVERFETCH_MAX nearest
-    entries, can give fewer than n."""
+    filters admit. A day read short (not to its end) is read deeper only while what it left
+    unread could still count: its unread entries are all farther than the farthest it read, so
+    they matter only when that is nearer than the n-th nearest frame found over every day (and
+    than the cutoff). Deeper is the cheaper by measured cost of 4x as many entries (up to
+    OVERFETCH_MAX) or, for an over-fetched day that keeps at most VECTOR_IDS_EXACT frames, a
+    search among the kept frames by id (within IDS_FALLBACK_MAX_MS once OVERFETCH_MAX is read).
+    What it returns is exact (the nearest admitted frames, in order); only a day that keeps more
+    than VECTOR_IDS_EXACT frames, none of them among its OVERFETCH_MAX nearest entries, can give
+    fewer than n."""
     cutoff = settings.SEMANTIC_MAX_DISTANCE
     n = plan.n
     best: dict[int, float] = {}
+    short = []  # (read, farthest distance read) of the days not read to their end
     with connection.cursor() as cursor:
+
+        def admitted(found: DayHits, filters: Filters, admit: bool) -> list[VectorHit]:
+            if not admit:
+                return found.hits
+            keep = _frames_admitted(cursor, filters, [hit.frame_id for hit in found.hits])
+            return [hit for hit in found.hits if hit.frame_id in keep]
+
         for read, found in zip(plan.reads, fetched.found):
-            hits = found.hits
-            if read.admit:
-                admitted = _frames_admitted(cursor, read.filters, [hit.frame_id for hit in hits])
-                hits = [hit for hit in hits if hit.frame_id in admitted]
-            more = not found.exhausted and found.farthest <= cutoff
-            if len(hits) < n and more:
-                deeper = partial(_day_nearest, cursor, key=plan.key, day=read.day, embedding=fetched.embedding, filters=read.filters, n=n)
-                if read.fetch < OVERFETCH_MAX:
-                    hits, more = deeper(frame_ids=read.frame_ids, fetch=min(read.fetch * 4, OVERFETCH_MAX), admit=read.admit)
-                if more and read.admit and read.kept <= VECTOR_IDS_EXACT and _cost(plan.ids_cost, read.kept) <= IDS_FALLBACK_MAX_MS:
-                    hits, _ = deeper(frame_ids=_ids(cursor, read.filters), fetch=n * ENTRIES_PER_FRAME, admit=False)
-            for hit in hits:
-                if hit.distance < best.get(hit.frame_id, 9.0):
-                    best[hit.frame_id] = hit.distance
+            _merge(best, admitted(found, read.filters, read.admit))
+            if not found.exhausted:
+                short.append((read, found.farthest))
+        for read, farthest in short:
+            fetch, frame_ids, admit = read.fetch, read.frame_ids, read.admit
+            while farthest <= cutoff and farthest < _nth_distance(best, n):
+                by_ids = admit and read.kept <= VECTOR_IDS_EXACT
+                ids_cost = _cost(plan.ids_cost, read.kept)
+                if by_ids and (ids_cost < _cost(OPEN_COST_MS, fetch * 4) if fetch < OVERFETCH_MAX else ids_cost <= IDS_FALLBACK_MAX_MS):
+                    frame_ids, admit, fetch = _ids(cursor, read.filters), False, n * ENTRIES_PER_FRAME
+                elif fetch < OVERFETCH_MAX:
+                    fetch = min(fetch * 4, OVERFETCH_MAX)
+                else:
+                    break
+                found = day_query(embedder_key=plan.key, day=read.day, embedding=fetched.embedding, n=fetch, frame_ids=frame_ids)
+                _merge(best, admitted(found, read.filters, admit))
+                if found.exhausted:
+                    break
+                farthest = found.farthest
     ranked = sorted(best.items(), key=lambda item: (item[1], -item[0]))
     return [(frame_id, distance) for frame_id, distance in ranked if distance <= cutoff][:n]
 

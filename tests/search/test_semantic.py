@@ -10,7 +10,8 @@ from datetime import timezone as dt_timezone
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
-from django.db import transaction
+from django.conf import settings
+from django.db import connection, transaction
 
 from frames.models import Frame, OcrResult, OcrStatus
 from frames.signals import frame_text_ready
@@ -121,6 +122,72 @@ def test_filters_apply_inside_the_vector_query(screens, monkeypatch):
     monkeypatch.setattr(selectors, "VECTOR_IDS_EXACT", 0)
     shallow = found("weather tomorrow", app_name="firefox", end_time=T0 + 3600)
     assert shallow == by_ids[: len(shallow)]
+
+
+TOPICS = [
+    "invoice {i} from the dentist, amount due {i} EUR",
+    "meeting notes {i}: the project is late and the budget needs review",
+    "weather {i}: rain and storms expected tomorrow afternoon",
+    "python function {i} that sums the prices in a shopping cart",
+    "flight {i} to Lisbon boards at gate B{i}, seat {i}C",
+]
+
+
+def test_a_range_over_two_days_gives_the_exact_nearest_frames_however_little_of_a_day_it_keeps(vectors, monkeypatch):
+    """Every read the plan makes (a whole day, a day kept in part and over-fetched, a sliver of
+    a day read shallow and deeper only when it could still count) gives what reading every
+    entry of every day would: the n nearest admitted frames, in order."""
+    from search.embeddings import embed_query, embedder_info
+    from search.vectors import day_bounds_ms, day_of, day_query
+
+    # 60 frames two minutes apart before midnight and 60 after: a range can keep any part of either day.
+    ids = [frame_add(120 * i, "Firefox" if i % 3 else "Mail", "w", TOPICS[i % 5].format(i=i)) for i in range(60)]
+    ids += [frame_add(7260 + 120 * i, "Firefox" if i % 3 else "Mail", "w", TOPICS[(i * 7) % 5].format(i=i)) for i in range(60)]
+    while services.vectors_embed_pending()[0]:
+        pass
+    key = embedder_info().key
+    midnight = T0 + 7200
+
+    def every_entry(q: str, filters: Filters, n: int) -> list[tuple[int, float]]:
+        embedding = embed_query(q)
+        best: dict[int, float] = {}
+        with connection.cursor() as cursor:
+            for day in {day_of(int(filters.start_ms)), day_of(int(filters.end_ms))}:
+                admitted = set(selectors._ids(cursor, filters))
+                for hit in day_query(embedder_key=key, day=day, embedding=embedding, n=10_000).hits:
+                    if hit.frame_id in admitted and hit.distance < best.get(hit.frame_id, 9.0):
+                        best[hit.frame_id] = hit.distance
+        ranked = sorted(best.items(), key=lambda item: (item[1], -item[0]))
+        return [(frame_id, d) for frame_id, d in ranked if d <= settings.SEMANTIC_MAX_DISTANCE][:n]
+
+    assert day_of(int((midnight - 1) * 1000)) + 1 == day_of(int(midnight * 1000))
+    ranges = [
+        (midnight - 7200, midnight + 7200, {}),  # both days, whole
+        (midnight - 7000, midnight + 300, {}),  # most of the first, a sliver of the second
+        (midnight - 300, midnight + 7000, {}),  # a sliver of the first, most of the second
+        (midnight - 300, midnight + 7000, {"app_name": "mail"}),  # and a filter inside
+        (midnight - 3000, midnight - 600, {}),  # part of one day only
+    ]
+    # As planned, then with first reads far too shallow for these small days, so that they must
+    # go deeper (or stop because what they left unread is farther than the n found elsewhere).
+    for entries_per_frame, margin in ((selectors.ENTRIES_PER_FRAME, selectors.FIRST_READ_MARGIN), (1, 0.05)):
+        monkeypatch.setattr(selectors, "ENTRIES_PER_FRAME", entries_per_frame)
+        monkeypatch.setattr(selectors, "FIRST_READ_MARGIN", margin)
+        ranges_check(ranges, every_entry)
+
+
+def ranges_check(ranges, every_entry):
+    for start, end, more in ranges:
+        filters = Filters(start_time=start, end_time=end, **more)
+        found_any = 0
+        for q in ("a bill from the dental practice", "storm forecast", "boarding pass"):
+            for n in (1, 3, 10, 40):
+                got = selectors.semantic_ranked(q=q, filters=filters, n=n)
+                want = every_entry(q, filters, n)
+                assert [frame_id for frame_id, _ in got] == [frame_id for frame_id, _ in want], (start, end, more, q, n)
+                assert all(abs(a[1] - b[1]) < 1e-6 for a, b in zip(got, want))
+                found_any += len(got)
+        assert found_any, (start, end, more)
 
 
 def test_a_chinese_keyword_hit_is_never_ranked_below_its_keyword_rank(screens):
