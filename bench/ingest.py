@@ -479,7 +479,7 @@ class MeaningCheck:
 
     topic_recall: dict[int, float] = field(default_factory=dict)
     similarity: dict[int, float] = field(default_factory=dict)
-    min_similarity: float = float("nan")  # what search asks of a match (1 - settings.SEMANTIC_MAX_DISTANCE)
+    min_similarity: float = float("nan")  # what search asks of a match (1 - semantic_max_distance())
     load_s: float = float("nan")
 
 
@@ -830,14 +830,12 @@ def quality_measure(frames: list[BenchFrame], stored_paths: dict[int, Path], *, 
 
 def meaning_check(frames: list[BenchFrame], ocr_rows: list[tuple]) -> MeaningCheck:
     """Run in this process after the server is gone: did each topic survive OCR, and is its
-    paraphrase within settings.SEMANTIC_MAX_DISTANCE of the frame's text as the worker embeds it
+    paraphrase within semantic_max_distance() of the frame's text as the worker embeds it
     (window title and OCR text, in the same chunks; a frame matches by its best chunk)?"""
-    from django.conf import settings
-
-    from search.embeddings import embed_texts, text_chunks
+    from search.embeddings import embed_texts, semantic_max_distance, text_chunks
     from search.services import _embed_text  # what the worker embeds for a frame
 
-    check = MeaningCheck(min_similarity=1 - settings.SEMANTIC_MAX_DISTANCE)
+    check = MeaningCheck(min_similarity=1 - semantic_max_distance())
     ocr_text = {row[3]: row[2] for row in ocr_rows}
     measured = [f for f in frames if f.status == "created" and f.topic and f.frame_id in ocr_text]
     if not measured:

@@ -218,9 +218,9 @@ def threshold_sweep(queries: list[Query], run: Pipeline, start_time: float, end_
 
 
 def sweep_print(sweep: dict) -> None:
-    from django.conf import settings
+    from search.embeddings import semantic_max_distance
 
-    current = round(1 - settings.SEMANTIC_MAX_DISTANCE, 4)
+    current = round(1 - semantic_max_distance(), 4)
     print(f"\nsimilarity threshold sweep (search by meaning; the app's setting is {current}):")
     print(f"  {'threshold':>9s}  " + "  ".join(f"{cls + ' R@10':>18s}" for cls in SWEEP_CLASSES)
           + f"  {'off-topic: any hit':>18s}  {'hits per question':>17s}")

@@ -42,7 +42,7 @@ env = environ.Env(
     EMBEDDINGS_THREADS=(int, 1),
     CHROMA_URL=(str, ""),
     MYRECALL_SEARCH_MODE=(str, "hybrid"),
-    MYRECALL_SEMANTIC_MIN_SIMILARITY=(float, 0.2),
+    MYRECALL_SEMANTIC_MIN_SIMILARITY=(float, None),
     LLM_BASE_URL=(str, ""),
     LLM_API_KEY=(str, ""),
     LLM_MODEL=(str, ""),
@@ -222,10 +222,12 @@ WORKER_STOP_S = env("MYRECALL_WORKER_STOP_S")
 SEARCH_RANK_MAX = env("MYRECALL_SEARCH_RANK_MAX")
 SEARCH_FALLBACK_BELOW = env("MYRECALL_SEARCH_FALLBACK_BELOW")
 
-# Embeddings (search/embeddings.py): the packaged all-MiniLM-L6-v2 on this machine, or any
-# OpenAI-compatible /embeddings endpoint when EMBEDDINGS_BASE_URL is set (EMBEDDINGS_MODEL names its model).
+# Embeddings (search/embeddings.py): a model packaged with MyRecall on this machine, all-MiniLM-L6-v2
+# (English, the default) or multilingual-e5-small (EMBEDDINGS_MODEL), or any OpenAI-compatible
+# /embeddings endpoint when EMBEDDINGS_BASE_URL is set (EMBEDDINGS_MODEL then names its model).
 # Texts are embedded in batches, de-duplicated inside a batch, and cached in memory (never on disk).
-# EMBEDDINGS_MAX_TOKENS: the longest text the model takes (0: 128 for the local model, the length it was trained on, at most 256; 512 for an endpoint).
+# EMBEDDINGS_MAX_TOKENS: the piece of a screen embedded, in tokens (0: the model's own, 128 for MiniLM,
+# the length it was trained on, at most 256; 256 for e5, at most 512; 512 for an endpoint).
 EMBEDDINGS_BASE_URL = env("EMBEDDINGS_BASE_URL")
 EMBEDDINGS_API_KEY = env("EMBEDDINGS_API_KEY")
 EMBEDDINGS_MODEL = env("EMBEDDINGS_MODEL")
@@ -241,8 +243,9 @@ CHROMA_URL = env("CHROMA_URL")
 # What /api/v1/search does when no mode is given: hybrid, keyword or semantic.
 SEARCH_MODE = env("MYRECALL_SEARCH_MODE")
 # A frame is a semantic match when its text is at least this similar to the query (cosine, -1 to 1):
-# below it, the nearest frames of a range are only the least unrelated ones.
-SEMANTIC_MAX_DISTANCE = 1 - env("MYRECALL_SEMANTIC_MIN_SIMILARITY")
+# below it, the nearest frames of a range are only the least unrelated ones. Unset: the model's own
+# (search.embeddings: 0.2 for MiniLM; e5's similarities crowd into 0.7-0.9, so its bar is higher).
+SEMANTIC_MAX_DISTANCE = None if env("MYRECALL_SEMANTIC_MIN_SIMILARITY") is None else 1 - env("MYRECALL_SEMANTIC_MIN_SIMILARITY")
 
 # Chat LLM: any OpenAI-compatible endpoint; an empty base URL means none is configured.
 LLM_BASE_URL = env("LLM_BASE_URL")

@@ -7,7 +7,7 @@ class SearchConfig(AppConfig):
     def ready(self):
         from frames.signals import frame_text_ready, frames_deleted, frames_deleting
         from myrecall.worker_hooks import task_abandoned_register, web_startup_register, worker_startup_register
-        from search import tasks
+        from search import checks, tasks  # noqa: F401 (checks registers itself)
         from search.embeddings import embedder_load_async
         from myrecall.sidecars import Sidecar, sidecar_register
         from frames.timeline import timeline_notice_register

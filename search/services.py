@@ -238,7 +238,8 @@ def frames_embed(*, frame_ids: list[int]) -> int:
     )
     if not frames:
         return 0
-    key = embedder_info().key
+    info = embedder_info()
+    key = info.key
     pieces: list[list[str]] = [text_chunks(_embed_text(window_name, text or "")) for _, _, _, window_name, _, text in frames]
     flat = [piece for chunks in pieces for piece in chunks]
     vectors = embed_texts(flat) if flat else []
@@ -255,7 +256,7 @@ def frames_embed(*, frame_ids: list[int]) -> int:
         at += len(chunks)
         by_day.setdefault(vectors_store.day_of(ts_ms), []).append(entry)
     for day, entries in by_day.items():
-        vectors_store.day_write(embedder_key=key, day=day, entries=entries)
+        vectors_store.day_write(embedder_key=key, day=day, entries=entries, model=info.model)
     # A frame deleted while it was embedded: its deletion may have cleared the index before this
     # wrote it, so its entries go again.
     alive = set(Frame.objects.filter(id__in=[frame[0] for frame in frames]).values_list("id", flat=True))

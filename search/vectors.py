@@ -299,13 +299,15 @@ def _names_of(client, expect: str | None = None) -> set[str]:
     return fetched[1]
 
 
-def _collection(client, embedder_key: str, day: int, *, create: bool):
+def _collection(client, embedder_key: str, day: int, *, create: bool, model: str = "", dimensions: int = 0):
     name = collection_name(embedder_key, day)
     key = (id(client), name)
     if key in _collections:
         return _collections[key]
     if create:
-        collection = client.get_or_create_collection(name, metadata={"hnsw:space": "cosine"}, embedding_function=None)
+        # The model and the length of its vectors are recorded with the collection (day_write checks them).
+        metadata = {"hnsw:space": "cosine", "model": model or "unknown", "dimensions": dimensions}
+        collection = client.get_or_create_collection(name, metadata=metadata, embedding_function=None)
         _names_of(client).add(name)
     elif name in _names_of(client):
         collection = client.get_collection(name, embedding_function=None)
@@ -328,14 +330,26 @@ class FrameEntry:
     embeddings: list[list[float]]  # one per chunk of its text; none when it has no text
 
 
-def day_write(*, embedder_key: str, day: int, entries: list[FrameEntry]) -> None:
-    """Replace the entries of these frames (all of one UTC day) with their chunk embeddings."""
+def day_write(*, embedder_key: str, day: int, entries: list[FrameEntry], model: str = "") -> None:
+    """Replace the entries of these frames (all of one UTC day) with their chunk embeddings.
+    Vectors of two models never share a collection: its name holds the embedder key, and its
+    metadata the model and vector length it was made with, which a write must match (an
+    endpoint can change the model behind a name)."""
+    lengths = {len(embedding) for entry in entries for embedding in entry.embeddings}
+    if len(lengths) > 1:
+        raise VectorError(f"vectors of {sorted(lengths)} dimensions in one write")
 
     def write(client):
-        has_vectors = any(entry.embeddings for entry in entries)
-        collection = _collection(client, embedder_key, day, create=has_vectors)
+        dimensions = next(iter(lengths), 0)
+        collection = _collection(client, embedder_key, day, create=bool(lengths), model=model, dimensions=dimensions)
         if collection is None:
             return
+        recorded = (collection.metadata or {}).get("dimensions")
+        if dimensions and recorded and recorded != dimensions:
+            raise VectorError(
+                f"the vector collection {collection.name} holds {recorded}-d vectors of {collection.metadata.get('model')}, "
+                f"and {model or 'the embedder'} now answers {dimensions}-d ones: run `manage.py reindex --vectors`"
+            )
         collection.delete(where={"frame_id": {"$in": [entry.frame_id for entry in entries]}})
         ids, embeddings, metadatas = [], [], []
         for entry in entries:

@@ -43,7 +43,7 @@ def served(texts: list[str], model: str = "fake-embed") -> list:
 @pytest.fixture(scope="module")
 def local_tokenizer():
     """The tokenizer the loaded model encodes with, to check text_chunks (which counts with its own copy)."""
-    return embeddings._local_model().tokenizer
+    return embeddings._local_model().transformer.tokenizer
 
 
 def token_count(tokenizer, text: str) -> int:
@@ -73,7 +73,7 @@ def test_local_keeps_order_and_gives_duplicates_the_same_vector(settings):
 def test_local_info_matches_the_model():
     info = embedder_info()
     assert (info.model, info.endpoint, info.dimensions, info.max_tokens) == ("all-MiniLM-L6-v2", "local", 384, 128)
-    model = embeddings._local_model()
+    model = embeddings._local_model().transformer
     assert model.max_seq_length == 256 >= info.max_tokens  # pieces fit what the model reads whole
     assert model.get_embedding_dimension() == info.dimensions
     assert info.key.isascii() and info.key.isalnum() and info.key.islower() and 3 <= len(info.key) <= 24

@@ -10,7 +10,6 @@ from datetime import timezone as dt_timezone
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
-from django.conf import settings
 from django.db import connection, transaction
 
 from frames.models import Frame, OcrResult, OcrStatus
@@ -137,8 +136,8 @@ def test_a_range_over_two_days_gives_the_exact_nearest_frames_however_little_of_
     """Every read the plan makes (a whole day, a day kept in part and over-fetched, a sliver of
     a day read shallow and deeper only when it could still count) gives what reading every
     entry of every day would: the n nearest admitted frames, in order."""
-    from search.embeddings import embed_query, embedder_info
-    from search.vectors import day_bounds_ms, day_of, day_query
+    from search.embeddings import embed_query, embedder_info, semantic_max_distance
+    from search.vectors import day_of, day_query
 
     # 60 frames two minutes apart before midnight and 60 after: a range can keep any part of either day.
     ids = [frame_add(120 * i, "Firefox" if i % 3 else "Mail", "w", TOPICS[i % 5].format(i=i)) for i in range(60)]
@@ -158,7 +157,7 @@ def test_a_range_over_two_days_gives_the_exact_nearest_frames_however_little_of_
                     if hit.frame_id in admitted and hit.distance < best.get(hit.frame_id, 9.0):
                         best[hit.frame_id] = hit.distance
         ranked = sorted(best.items(), key=lambda item: (item[1], -item[0]))
-        return [(frame_id, d) for frame_id, d in ranked if d <= settings.SEMANTIC_MAX_DISTANCE][:n]
+        return [(frame_id, d) for frame_id, d in ranked if d <= semantic_max_distance()][:n]
 
     assert day_of(int((midnight - 1) * 1000)) + 1 == day_of(int(midnight * 1000))
     ranges = [
@@ -284,7 +283,7 @@ def test_status_reports_both_indexes_and_their_lag(screens, api):
     semantic = status["semantic"]
     assert semantic["healthy"] is True and semantic["problem"] is None
     assert semantic["vectors"] == len(SCREENS)
-    assert semantic["frames"] == {"pending": 1, "done": len(SCREENS), "failed": 0, "never": 0}
+    assert semantic["frames"] == {"pending": 1, "done": len(SCREENS), "failed": 0, "never": 0, "of_model": len(SCREENS), "other_model": 0}
     assert semantic["oldest_unsearchable"]["frame_id"] == Frame.objects.order_by("-id").first().id
     assert semantic["embedder"]["model"] == "all-MiniLM-L6-v2" and semantic["embedder"]["dimensions"] == 384
     assert semantic["backend"].startswith("chroma files")

@@ -9,7 +9,7 @@ from tqdm import tqdm
 from search.selectors import index_periods
 from django.conf import settings
 
-from search.embeddings import EmbeddingError
+from search.embeddings import EmbeddingError, embedder_info
 from search.models import FrameVectors, VectorStatus
 from search.services import (
     fts_rebuild_batch,
@@ -65,7 +65,8 @@ class Command(BaseCommand):
 
     def _vectors(self, start_time: float | None, end_time: float | None) -> None:
         marker = settings.DATA_DIR / REBUILD_FILE
-        wanted = {"start": start_time, "end": end_time}
+        # The model too: a rebuild begun for another model starts over.
+        wanted = {"start": start_time, "end": end_time, "embedder": embedder_info().key}
         try:
             under_way = json.loads(marker.read_text())
         except (OSError, ValueError):
