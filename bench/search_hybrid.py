@@ -1,7 +1,9 @@
 """Hybrid search at scale (issue 11): the cost of the meaning side beside the keyword side, on
 the app's real schema, embedder, vector index and selectors.
 
-1. Embedding throughput of the real embedder (the packaged all-MiniLM-L6-v2 through
+Runs with one packaged model (--model: all-MiniLM-L6-v2, the default, or multilingual-e5-small).
+
+1. Embedding throughput of the real embedder (the packaged model through
    search.embeddings.embed_texts, at the app's batch size, cache off) on OCR-like screens
    of bench.search_keyword.Corpus cut with text_chunks, and on short lines; the time of one
    query's embedding (embed_query, distinct queries, cache off) and of loading the model.
@@ -15,8 +17,9 @@ the app's real schema, embedder, vector index and selectors.
    every frame gets the vector of its session's pool entry, or of a pool entry of the same app
    (a screen's text is drawn independently of the one before it), plus a little Gaussian
    noise, re-normalised, written through search.vectors.day_write (FrameVectors rows done).
-   A frame holds 4.6 chunk vectors on average (--chunks-per-frame; real screens of the corpus
-   cut by text_chunks give 4.6), each with its own noise.
+   A frame holds as many chunk vectors on average as the model's text_chunks cuts the
+   corpus's real screens into (4.6 for MiniLM's 128-token pieces; --chunks-per-frame), each
+   with its own noise.
 4. The vector index on disk per frame (DATA_DIR/chroma/db).
 5. Memory of a real `manage.py serve` after the worker ran OCR and embedding on one posted
    screenshot and the web answered one hybrid GET /api/v1/search: RSS and PSS of the web and
@@ -196,8 +199,9 @@ def embedding_run(args, summary: list[str]) -> None:
     load_s = time.perf_counter() - began
     info = embedder_info()
     chunks, lines = corpus_texts(seed=args.seed + 100, chunks_wanted=args.embed_chunks, lines_wanted=args.embed_lines)
+    threads = f"torch threads {torch_threads()}" if uses_torch() else f"threads {settings.EMBEDDINGS_THREADS}"
     print(f"\n== 1. embedding throughput: {info.model} ({info.dimensions}-d, max {info.max_tokens} tokens), "
-          f"batch {settings.EMBEDDINGS_BATCH_SIZE}, cache off, torch threads {torch_threads()} ==")
+          f"batch {settings.EMBEDDINGS_BATCH_SIZE}, cache off, {threads} ==")
     print(f"model load {load_s:.1f} s")
     measured = {}
     for label, texts in (
@@ -245,12 +249,34 @@ def embedding_run(args, summary: list[str]) -> None:
     p50, p95, worst, cpu50 = query_times()
     print(f"  embed_query, {len(queries)} distinct English queries of 1-4 words: p50 {p50:.1f} ms, p95 {p95:.1f} ms, "
           f"max {worst:.1f} ms (CPU p50 {cpu50:.1f} ms)")
+    if not uses_torch():
+        summary.append(f"   embed_query: p50 {p50:.1f} ms, p95 {p95:.1f} ms, CPU p50 {cpu50:.1f} ms ({len(queries)} distinct "
+                       f"queries, cache off)")
+        return
     with torch_threads_set(1):
         one50, one95, one_worst, one_cpu50 = query_times()
     print(f"    what-if, torch at 1 thread in this process (the app sets {torch_threads()}): p50 {one50:.1f} ms, "
           f"p95 {one95:.1f} ms, max {one_worst:.1f} ms (CPU p50 {one_cpu50:.1f} ms)")
     summary.append(f"   embed_query: p50 {p50:.1f} ms, p95 {p95:.1f} ms, CPU p50 {cpu50:.1f} ms ({len(queries)} distinct "
                    f"queries, cache off); what-if torch at 1 thread: p50 {one50:.1f} ms, p95 {one95:.1f} ms")
+
+
+def uses_torch() -> bool:
+    """Whether the configured model runs on torch (MiniLM does; e5's engine is its own)."""
+    from search.embeddings import MINILM, builtin_model
+
+    return builtin_model() is MINILM
+
+
+def chunks_per_frame(seed: int, frames: int = 300) -> float:
+    """How many pieces text_chunks cuts the corpus's screens into, on average, for the model."""
+    from search.embeddings import text_chunks
+
+    corpus = Corpus(seed)
+    timestamps = np.arange(0, frames * 30, dtype=float) * 6
+    counts = [len(text_chunks(embed_text(screen.window_name, text)))
+              for index, (_, screen, text) in enumerate(corpus.frames(timestamps)) if index % 30 == 0]
+    return statistics.fmean(counts)
 
 
 def torch_threads() -> int:
@@ -611,8 +637,11 @@ def latency_print(kinds: list[QueryKind], found: dict[tuple[str, str], Timings],
         print("  degraded answers (the meaning side left out), by reason:")
         for reason, count in reasons.most_common():
             print(f"    {count:5} x {reason}")
-    print("  (Chinese: the packaged embedder reads English only, so hybrid answers Chinese by its words and semantic "
-          "mode declines at once, by design)")
+    from search.embeddings import embedder_reads_cjk
+
+    if not embedder_reads_cjk():
+        print("  (Chinese: the packaged embedder reads English only, so hybrid answers Chinese by its words and semantic "
+              "mode declines at once, by design)")
 
 
 def what_if_print(kinds: list[QueryKind], found: dict[tuple[str, str], Timings], size: int, summary: list[str]) -> None:
@@ -686,8 +715,10 @@ def size_run(*, size: int, args, summary: list[str]) -> None:
               f"from disk): p50 {statistics.median(cold):.1f} ms, max {max(cold):.1f} ms; every day is loaded from here on")
         latency_run(warm)
         found = latency_run(kinds)
-        with torch_threads_set(1):
-            one_thread = latency_run(kinds, modes=("hybrid",))
+        one_thread = None
+        if uses_torch():
+            with torch_threads_set(1):
+                one_thread = latency_run(kinds, modes=("hybrid",))
         summary.append(f"{size:,} frames: 2. frames_embed {len(block) / embed_s:.1f} frames/s "
                        f"({block_chunks / len(block):.2f} chunks/frame); synthetic fill {vectors / fill_s:,.0f} vectors/s "
                        f"({vectors / written:.2f} per frame); "
@@ -697,7 +728,8 @@ def size_run(*, size: int, args, summary: list[str]) -> None:
         summary.append(f"   3. latency, 1-day range, {args.queries} queries per kind, index of synthetic vectors around "
                        f"{pool.own:,} real ones, {args.chunks_per_frame:g} chunks per frame:")
         latency_print(kinds, found, size, summary)
-        what_if_print(kinds, one_thread, size, summary)
+        if one_thread:
+            what_if_print(kinds, one_thread, size, summary)
 
 
 # 5. Memory of a real serve ----------------------------------------------------------------------
@@ -820,8 +852,9 @@ def main() -> None:
     parser.add_argument("--index-frames", type=int, default=2000, help="frames through frames_embed for (2)")
     parser.add_argument("--noise", type=float, default=0.01, help="Gaussian noise per dimension around a pool vector")
     parser.add_argument("--fill-batch", type=int, default=1000, help="frames per day_write while filling")
-    parser.add_argument("--chunks-per-frame", type=float, default=4.6,
-                        help="synthetic chunk vectors per frame, on average (real screens of the corpus: 4.6)")
+    parser.add_argument("--model", default="all-MiniLM-L6-v2", help="the packaged embedding model (EMBEDDINGS_MODEL)")
+    parser.add_argument("--chunks-per-frame", type=float,
+                        help="synthetic chunk vectors per frame, on average (default: what text_chunks cuts the corpus's screens into)")
     parser.add_argument("--embed-chunks", type=int, default=600, help="screen chunks embedded for (1)")
     parser.add_argument("--embed-lines", type=int, default=1000, help="short lines embedded for (1)")
     parser.add_argument("--embed-queries", type=int, default=200, help="distinct queries for embed_query's time")
@@ -829,6 +862,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--keep", action="store_true", help="keep the temporary data dir and print its path")
     args = parser.parse_args()
+    os.environ["EMBEDDINGS_MODEL"] = args.model  # before Django starts, and for the serve of (5)
 
     command = shlex.join([os.path.relpath(sys.executable, REPO), *sys.argv])
     load_before = os.getloadavg()[0]
@@ -839,6 +873,8 @@ def main() -> None:
 
         args.cache_default = settings.EMBEDDINGS_CACHE_SIZE
         settings.EMBEDDINGS_CACHE_SIZE = 0  # every text and query is embedded, as a new one would be
+        if args.chunks_per_frame is None:
+            args.chunks_per_frame = round(chunks_per_frame(args.seed + 300), 2)
         embedding_run(args, summary)
         for size in (int(s) for s in args.sizes.split(",")):
             size_run(size=size, args=args, summary=summary)
