@@ -4,7 +4,7 @@ import heapq
 import math
 import re
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from datetime import timezone as dt_timezone
@@ -346,7 +346,7 @@ def search_run(*, q: str, filters: Filters, mode: str | None = None, limit: int,
         try:
             wanted = offset + limit if mode == "semantic" else want
             plan = semantic_plan(q=q, filters=filters, n=min(wanted, SEMANTIC_MAX_RESULTS))
-            reading = _reads_pool.submit(semantic_fetch, plan)
+            reading = semantic_fetch_async(plan)
             if mode == "hybrid":
                 # The keyword side runs here while the meaning side waits on the vector index.
                 keyword_side = search_keyword(q=q, filters=filters, limit=want, offset=0)
@@ -531,7 +531,16 @@ def semantic_plan(*, q: str, filters: Filters, n: int) -> SemanticPlan:
 
 
 # Vector reads of several days at once (the index answers over HTTP: threads wait, not compute).
+# A read never waits on another job, so this pool cannot deadlock; the fetches that wait on these
+# reads run in a pool of their own (a fetch inside this pool, waiting on reads queued behind it,
+# hung the web server once four searches ran at once).
 _reads_pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="vector-read")
+_fetch_pool = ThreadPoolExecutor(max_workers=8, thread_name_prefix="vector-fetch")
+
+
+def semantic_fetch_async(plan: "SemanticPlan") -> Future:
+    """semantic_fetch in the background (search_run runs the keyword side meanwhile)."""
+    return _fetch_pool.submit(semantic_fetch, plan)
 
 
 @dataclass

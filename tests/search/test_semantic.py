@@ -189,6 +189,19 @@ def ranges_check(ranges, every_entry):
         assert found_any, (start, end, more)
 
 
+def test_many_searches_at_once_all_finish(screens):
+    """Each search fetches its meaning side in the background while its keyword side runs, and
+    that fetch reads the days of the range in parallel: more searches at once than the reading
+    threads must not wait on each other for ever (a fetch queued in the pool of the reads it
+    waits for hung the web server at four searches at once)."""
+    filters = Filters(start_time=T0 - 60, end_time=T0 + 86400)  # two days: two reads per fetch
+    plans = [selectors.semantic_plan(q=f"question {i} about an invoice", filters=filters, n=10) for i in range(16)]
+    assert all(len(plan.reads) == 2 for plan in plans)
+    fetching = [selectors.semantic_fetch_async(plan) for plan in plans]
+    fetched = [future.result(timeout=60) for future in fetching]
+    assert all(len(result.found) == 2 for result in fetched)
+
+
 def test_a_chinese_keyword_hit_is_never_ranked_below_its_keyword_rank(screens):
     filters = Filters(start_time=T0 - 60, end_time=T0 + 86400)
     keyword = [hit.frame_id for hit in search_run(q="项目", filters=filters, mode="keyword", limit=10, offset=0).hits]
