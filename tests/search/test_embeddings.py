@@ -59,15 +59,21 @@ def test_local_vectors_are_384_d_unit_and_rank_a_paraphrase_first():
     assert cosine(invoice, paraphrase) > cosine(invoice, unrelated) + 0.2
 
 
-def test_local_keeps_order_and_gives_duplicates_the_same_vector(settings):
-    settings.EMBEDDINGS_CACHE_SIZE = 0  # each query below is encoded again, on its own
+@pytest.mark.parametrize("model", ["all-MiniLM-L6-v2", "multilingual-e5-small"])
+def test_local_keeps_order_and_gives_duplicates_the_same_vector(settings, model):
+    settings.EMBEDDINGS_MODEL = model
+    settings.EMBEDDINGS_CACHE_SIZE = 0  # each text below is encoded again, on its own
     texts = ["weather in Berlin", "git rebase onto main", "weather in Berlin", "pasta recipe", "git rebase onto main"]
     vectors = embed_texts(texts)
     assert len(vectors) == 5
     assert vectors[0] == vectors[2] and vectors[1] == vectors[4]
-    assert vectors == [pytest.approx(embed_query(text), abs=1e-5) for text in texts]
+    assert vectors == [pytest.approx(embed_texts([text])[0], abs=1e-5) for text in texts]  # batched or alone, the same
     forecast = embed_query("forecast for Berlin")
     assert cosine(forecast, vectors[0]) > cosine(forecast, vectors[1])
+    # The cache keeps a query and a passage of the same text apart (e5 embeds them differently).
+    settings.EMBEDDINGS_CACHE_SIZE = 1024
+    same = embed_query("pasta recipe") == pytest.approx(embed_texts(["pasta recipe"])[0], abs=1e-5)
+    assert same is (model == "all-MiniLM-L6-v2")
 
 
 def test_local_info_matches_the_model():
