@@ -372,11 +372,12 @@ def _follow(query: ChatQuery, turn: AgentTurn, events: queue.Queue, started: flo
     pending_end_at = 0.0
     last_write = 0.0
     manager = agent_manager()
-    abort_sent = False
+    aborts = 0  # the user's aborts sent from here: 1 before Pi showed this run begun, 2 once it had
     while True:
-        if manager.cancelled == turn.id and not abort_sent:
-            # The user's abort may have come before Pi began this run: it is sent again from here.
-            abort_sent = True
+        if manager.cancelled == turn.id and (aborts == 0 or (aborts == 1 and seen_event)):
+            # The user's abort may have come before Pi began this run (Pi ignores an abort then): it
+            # is sent again from here, and once more when the run's first event shows it began.
+            aborts = 2 if seen_event else 1
             _abort(manager)
         now = time.monotonic()
         limit = min(deadline, first_deadline if not seen_event else deadline)
