@@ -135,6 +135,7 @@ def test_the_chat_page_websocket_streams_the_same_turn_and_can_abort(server, mod
         model.play(text(" ".join(f"word{i}" for i in range(60)), chunk_interval_s=0.3))
         socket.send(json.dumps({"action": "ask", "message": "Slowly"}))
         got = [json.loads(socket.recv())]
+        assert got[0]["event"] == "start", got[0]
         turn_id = got[0]["data"]["turn_id"]
         socket.send(json.dumps({"action": "abort", "turn_id": turn_id}))
         while got[-1]["event"] not in ("final", "error"):
