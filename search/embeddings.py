@@ -83,8 +83,9 @@ E5_SMALL = BuiltinModel(
     min_similarity=0.8,  # its similarities crowd into 0.7-0.9, unrelated texts included
 )
 BUILTIN: dict[str, BuiltinModel] = {model.name: model for model in (MINILM, E5_SMALL)}
-# Kept for the callers that name the default model.
-LOCAL_MODEL = MINILM.name
+def _local_name() -> str:
+    """The packaged model EMBEDDINGS_MODEL names (MiniLM when empty), known or not."""
+    return settings.EMBEDDINGS_MODEL or MINILM.name
 
 
 def builtin_model() -> BuiltinModel | None:
@@ -92,7 +93,7 @@ def builtin_model() -> BuiltinModel | None:
     Raises EmbeddingError for a name no packaged model has."""
     if _remote():
         return None
-    name = settings.EMBEDDINGS_MODEL or MINILM.name
+    name = _local_name()
     model = BUILTIN.get(name)
     if model is None:
         raise EmbeddingError(
@@ -140,7 +141,7 @@ def embedder_info() -> EmbedderInfo:
         dimensions = _remote_dimensions.get((model, endpoint))
         max_tokens = settings.EMBEDDINGS_MAX_TOKENS or REMOTE_MAX_TOKENS
     else:
-        model, endpoint = settings.EMBEDDINGS_MODEL or MINILM.name, LOCAL_ENDPOINT
+        model, endpoint = _local_name(), LOCAL_ENDPOINT
         builtin = BUILTIN.get(model)
         dimensions = builtin.dimensions if builtin else None
         max_tokens = min(settings.EMBEDDINGS_MAX_TOKENS or builtin.chunk_tokens, builtin.max_tokens) if builtin else REMOTE_MAX_TOKENS
@@ -200,7 +201,7 @@ def embedder_reads_cjk() -> bool:
     is at chance); multilingual-e5-small does; an endpoint is trusted to, since the user picked its model."""
     if _remote():
         return True
-    builtin = BUILTIN.get(settings.EMBEDDINGS_MODEL or MINILM.name)
+    builtin = BUILTIN.get(_local_name())
     return bool(builtin and builtin.reads_cjk)
 
 
@@ -213,13 +214,13 @@ def semantic_max_distance() -> float:
     settings.SEMANTIC_MAX_DISTANCE (MYRECALL_SEMANTIC_MIN_SIMILARITY) when set, else the model's own bar."""
     if settings.SEMANTIC_MAX_DISTANCE is not None:
         return settings.SEMANTIC_MAX_DISTANCE
-    builtin = None if _remote() else BUILTIN.get(settings.EMBEDDINGS_MODEL or MINILM.name)
+    builtin = None if _remote() else BUILTIN.get(_local_name())
     return 1 - (builtin.min_similarity if builtin else REMOTE_MIN_SIMILARITY)
 
 
 def embedder_ready() -> bool:
     """True when a call would not have to load the model first (remote: always)."""
-    return _remote() or (settings.EMBEDDINGS_MODEL or MINILM.name) in _loaded
+    return _remote() or _local_name() in _loaded
 
 
 def embedder_load_async() -> None:
