@@ -24,14 +24,15 @@ class Step:
     status: int = 200  # an error status instead of an answer
     hang_s: float = 0.0  # wait this long before answering (a stuck model)
     chunk_interval_s: float = 0.0  # between streamed pieces
+    call_id: str = ""  # the tool call's id; a random one when empty
 
 
 def text(answer: str, **kw) -> Step:
     return Step(text=answer, **kw)
 
 
-def bash(command: str) -> Step:
-    return Step(tool="bash", args={"command": command})
+def bash(command: str, **kw) -> Step:
+    return Step(tool="bash", args={"command": command}, **kw)
 
 
 def tool_results(body: dict) -> list[str]:
@@ -98,7 +99,7 @@ class FakeAgentModel(FakeOpenAiServer):
                 self._event(chat_chunk(chunk_id, model, {"role": "assistant", "content": ""}))
                 try:
                     if step.tool:
-                        call = {"index": 0, "id": f"call_{uuid.uuid4().hex[:8]}", "type": "function",
+                        call = {"index": 0, "id": step.call_id or f"call_{uuid.uuid4().hex[:8]}", "type": "function",
                                 "function": {"name": step.tool, "arguments": ""}}
                         self._event(chat_chunk(chunk_id, model, {"tool_calls": [call]}))
                         arguments = json.dumps(step.args)

@@ -1,4 +1,4 @@
-"""The parser on transcripts recorded from the real Pi binary (../shared/reference/pi-rpc)."""
+"""The parser on transcripts recorded from the real Pi binary (tests/agent_bridge/transcripts)."""
 
 import json
 from pathlib import Path
@@ -18,7 +18,7 @@ from agent_bridge.events import (
     event_parse,
 )
 
-REFERENCE = Path(__file__).resolve().parents[3] / "shared" / "reference" / "pi-rpc"
+REFERENCE = Path(__file__).resolve().parent / "transcripts"  # recorded again by tests/agent_bridge/record_transcripts.py
 
 
 def transcript(name: str) -> list[PiEvent]:
