@@ -4,7 +4,8 @@ Each image's metadata comes from a sidecar JSON beside it (same stem + .json), e
 from its file name (the names screenshot tools give), else from the file's mtime.
 Files are ingested oldest first, so duplicate detection compares each screen with
 the one really shown before it, and the path relative to the folder is the
-client_frame_id, so a re-import stores nothing twice.
+client_frame_id, so a re-import stores nothing twice. Imported frames are read (OCR)
+after what capture clients send live, so a large import never delays today's screens.
 """
 
 import dataclasses
@@ -303,6 +304,7 @@ def _ingest(item: ImportItem) -> WatchEvent:
             browser_url=item.browser_url,
             focused=item.focused,
             client_frame_id=item.client_frame_id,
+            imported=True,
         )
     except (ApplicationError, OSError) as exc:
         return WatchEvent(relpath=item.relpath, status="failed", reason=_reason(exc))

@@ -22,12 +22,16 @@ from frames.models import Frame, FrameDeletion, OcrResult, OcrStatus, PrivacySet
 from frames.selectors import deletions_stalled, privacy_rules, retention_cutoff
 from frames.signals import frame_text_ready, frames_deleted, frames_deleting
 from frames.text import text_languages
+from myrecall import priorities
 from myrecall.errors import ApplicationError
 from myrecall.privacy_rules import KINDS, PrivacyRules, exclusion_find, rules_clean, secrets_redact
 
 logger = logging.getLogger(__name__)
 
 EARLIEST_TIMESTAMP = 946684800.0  # 2000-01-01: anything older is a client bug
+# A frame taken at most this long before it arrives is live (a capture client sending what it just
+# took); an older one is a resend from a client's spool and is read with the backlog.
+LIVE_MAX_AGE_S = 60.0
 
 
 @dataclass(frozen=True)
@@ -75,13 +79,17 @@ def frame_ingest(
     browser_url: str = "",
     focused: bool | None = None,
     client_frame_id: str | None = None,
+    imported: bool = False,
 ) -> IngestResult:
     """Store one screenshot and queue its OCR.
 
     Idempotent on (device_name, client_frame_id); a near-duplicate of the device's
     previous frame is not stored. The image file and the row land together or not at all.
+    A live frame's OCR goes ahead of the backlog; an imported one (a folder import or the
+    watched folder) or one taken over LIVE_MAX_AGE_S ago (a resend) waits its turn in it.
     """
     ts = timestamp_parse(timestamp)
+    live = not imported and time.time() - timestamp <= LIVE_MAX_AGE_S
     if len(image_bytes) > settings.MAX_UPLOAD_BYTES:
         raise ApplicationError(
             "Upload too large.", extra={"max_bytes": settings.MAX_UPLOAD_BYTES, "bytes": len(image_bytes)}, status_code=413
@@ -132,7 +140,10 @@ def frame_ingest(
                 phash=phash,
             )
             storage.image_place(tmp, relpath)
-            transaction.on_commit(lambda: frame_ocr_enqueue(frame_id=frame.id))
+            if live:
+                transaction.on_commit(lambda: frame_ocr_enqueue_live(frame=frame))
+            else:
+                transaction.on_commit(lambda: frame_ocr_enqueue(frame_id=frame.id))
             transaction.on_commit(lambda: frame_created_publish(frame=frame))
     except IntegrityError:
         storage.image_discard(tmp, final)
@@ -146,13 +157,33 @@ def frame_ingest(
     return IngestResult(status="created", frame_id=frame.id)
 
 
-def frame_ocr_enqueue(*, frame_id: int, delay_s: float = 0) -> None:
+def frame_ocr_enqueue(*, frame_id: int, delay_s: float = 0, priority: int = priorities.BACKLOG) -> str:
+    """Queue the frame's OCR (with the backlog unless told otherwise); returns the task's id."""
     from frames.tasks import frame_ocr
 
-    task = frame_ocr
+    task = frame_ocr.using(priority=priority)
     if delay_s and task.get_backend().supports_defer:
         task = task.using(run_after=timezone.now() + timedelta(seconds=delay_s))
-    task.enqueue(frame_id)
+    return task.enqueue(frame_id).id
+
+
+def frame_ocr_enqueue_live(*, frame: Frame) -> None:
+    """Queue the OCR of a frame a capture client sent as it was taken, ahead of the backlog. The
+    device's earlier live frames still waiting step back behind it: when a device sends faster
+    than frames are read, its newest screen is read next and the ones it overtook after it."""
+    from django_tasks_db.models import DBTaskResult
+
+    from frames.tasks import frame_ocr
+
+    queued = frame_ocr_enqueue(frame_id=frame.id, priority=priorities.OCR_LIVE)
+    waiting = DBTaskResult.objects.filter(
+        task_path=frame_ocr.module_path, status="READY", priority=priorities.OCR_LIVE
+    ).exclude(id=queued)
+    task_of = {row["args"][0]: task_id for task_id, row in waiting.values_list("id", "args_kwargs") if row.get("args")}
+    overtaken = Frame.objects.filter(
+        id__in=list(task_of), device_name=frame.device_name, timestamp__lte=frame.timestamp
+    ).values_list("id", flat=True)
+    waiting.filter(id__in=[task_of[frame_id] for frame_id in overtaken]).update(priority=priorities.OCR_OVERTAKEN)
 
 
 def frames_ocr_requeue() -> int:

@@ -1,4 +1,4 @@
-"""Reads shared by the apps: which background workers are gone."""
+"""Reads shared by the apps: which background workers are gone, what waits in the task queue."""
 
 import os
 import socket
@@ -9,6 +9,8 @@ from pathlib import Path
 
 from django.conf import settings
 from django.utils import timezone
+
+from django_tasks_db.models import DBTaskResult
 
 from myrecall.models import WorkerHeartbeat
 
@@ -65,3 +67,8 @@ def workers_dead(*, worker_ids: Iterable[str]) -> set[str]:
         "worker_id", "pid_space", "pid", "pid_started", "beat_at"
     )
     return wanted - {worker_id for worker_id, *process in rows if alive(*process)}
+
+
+def tasks_ready_priorities() -> list[int]:
+    """The priorities that tasks ready to run now wait at, highest (taken next) first."""
+    return list(DBTaskResult.objects.ready().order_by("-priority").values_list("priority", flat=True).distinct())

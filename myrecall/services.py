@@ -12,6 +12,7 @@ from django.utils import timezone
 from django_tasks import TaskResultStatus
 from django_tasks_db.models import DBTaskResult
 
+from myrecall import priorities
 from myrecall.models import ApiToken, WorkerHeartbeat, WorkerLost, token_hash
 from myrecall.selectors import pid_space, process_start, workers_dead
 from myrecall.worker_hooks import abandoned_hooks
@@ -142,3 +143,11 @@ def _task_abandon(claim, *, task_id, task_path: str, args_kwargs: dict, worker_i
                 # The task stays FAILED either way: a broken hook must not make the sweep retry it forever.
                 logger.exception("The abandoned-task hook of %s failed", task_path)
     return True
+
+
+def task_turn_give(*, priority: int) -> bool:
+    """Move the task of this priority that would be taken first to the front of the queue
+    (priorities.TURN); False when none is ready."""
+    ready = DBTaskResult.objects.ready().filter(priority=priority)
+    first = ready.order_by("run_after", "enqueued_at").values_list("id", flat=True).first()
+    return first is not None and bool(ready.filter(id=first).update(priority=priorities.TURN))

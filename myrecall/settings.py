@@ -26,6 +26,7 @@ env = environ.Env(
     MYRECALL_WORKER_GRACE_S=(float, 60.0),
     MYRECALL_WORKER_SWEEP_S=(float, 60.0),
     MYRECALL_TASK_MAX_ATTEMPTS=(int, 3),
+    MYRECALL_TASK_TURN_S=(float, 30.0),
     MYRECALL_RETENTION_DAYS=(int, 0),
     MYRECALL_HOUSEKEEPING_CHECK_S=(float, 60.0),
     MYRECALL_WORKER_STOP_S=(float, 30.0),
@@ -213,6 +214,9 @@ WORKER_HEARTBEAT_S = env("MYRECALL_WORKER_HEARTBEAT_S")
 WORKER_GRACE_S = env("MYRECALL_WORKER_GRACE_S")
 WORKER_SWEEP_S = env("MYRECALL_WORKER_SWEEP_S")
 TASK_MAX_ATTEMPTS = env("MYRECALL_TASK_MAX_ATTEMPTS")
+# Live frames are read first (myrecall/priorities.py); work of a lower priority that waited this long
+# without a turn gets one, so a backlog still drains while frames come faster than they are read.
+TASK_TURN_S = env("MYRECALL_TASK_TURN_S")
 # How long `serve` lets the worker finish its task in flight on a stop before killing it.
 WORKER_STOP_S = env("MYRECALL_WORKER_STOP_S")
 

@@ -1,6 +1,6 @@
 """The background worker process: django-tasks-db's Worker under a known id, a heartbeat while
 the process lives, a sweep that gives back the tasks of workers that are gone, the apps' start-up
-hooks, and a stop that loses no work."""
+hooks, a turn for every priority level, and a stop that loses no work."""
 
 import logging
 import os
@@ -20,7 +20,8 @@ from django_tasks_db.management.commands.db_worker import Worker
 from django_tasks_db.models import DBTaskResult
 
 from myrecall.models import TaskRun, WorkerStopped
-from myrecall.services import tasks_abandoned_sweep, worker_beat, worker_unregister
+from myrecall.selectors import tasks_ready_priorities
+from myrecall.services import task_turn_give, tasks_abandoned_sweep, worker_beat, worker_unregister
 from myrecall.worker_hooks import periodic_hooks, startup_hooks
 
 logger = logging.getLogger(__name__)
@@ -31,12 +32,36 @@ def worker_id_new() -> str:
     return f"{socket.gethostname()[:40]}:{os.getpid()}:{secrets.token_hex(4)}"
 
 
+class Turns:
+    """Gives every priority level a turn (myrecall.priorities): when tasks of a level have waited
+    TASK_TURN_S while this worker took only higher ones, the first of them goes to the front.
+    Without it, live frames that come faster than they are read would hold the backlog forever."""
+
+    def __init__(self) -> None:
+        self.last: dict[int, float] = {}  # level -> when it last had a turn, or was first seen waiting
+
+    def taken(self, priority: int) -> None:
+        self.last[priority] = time.monotonic()
+
+    def give(self) -> None:
+        now = time.monotonic()
+        waiting = tasks_ready_priorities()
+        self.last = {level: self.last.get(level, now) for level in waiting}
+        for level in waiting[1:]:  # the highest is taken next anyway
+            if now - self.last[level] >= settings.TASK_TURN_S and task_turn_give(priority=level):
+                self.last[level] = now
+
+
 class RecoveringWorker(Worker):
     """django-tasks-db's Worker with a stop that never fails the task in flight: the first
     SIGINT/SIGTERM lets it finish and then stops; a second interrupts it, puts it back in the
-    queue (not counted as an attempt) and stops."""
+    queue (not counted as an attempt) and stops. After each task it gives waiting levels their turn."""
 
     interrupted = False
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.turns = Turns()
 
     def shutdown(self, signum, frame) -> None:
         name = signal.strsignal(signum)
@@ -51,8 +76,16 @@ class RecoveringWorker(Worker):
             raise WorkerStopped(name)
 
     def run_task(self, db_task_result: DBTaskResult) -> None:
+        self.turns.taken(db_task_result.priority)
         db_task_result.__class__ = TaskRun  # the same row, written the way TaskRun says
         super().run_task(db_task_result)
+        if not self.running:
+            return
+        try:
+            self.turns.give()
+        except Exception:
+            logger.exception("Giving the waiting tasks their turn failed; trying again after the next task")
+            connection.close()
 
 
 class Heartbeat(threading.Thread):

@@ -10,6 +10,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from frames.models import Frame, OcrResult, OcrStatus
+from myrecall import priorities
 from search import vectors as vectors_store
 from search.embeddings import EmbeddingError, embed_texts, embedder_info, text_chunks
 from search.filters import app_key
@@ -194,8 +195,11 @@ def fts_rebuild_finish(*, period: int) -> None:
 
 # Vector index ---------------------------------------------------------------------------------
 
-# Frames one embedding task reads, embeds in one batch and writes.
+# Frames one embedding batch reads, embeds in one call and writes (a rebuild's batch).
 EMBED_BATCH_FRAMES = 64
+# The worker's batch: about a second and a half of embedding, so that the OCR of a live frame that
+# arrives meanwhile never waits long behind it (the worker runs one task at a time).
+EMBED_BATCH_FRAMES_WORKER = 8
 
 
 def frame_vectors_queue(*, frame: Frame) -> None:
@@ -208,14 +212,15 @@ def frame_vectors_queue(*, frame: Frame) -> None:
 
 
 def vectors_embed_enqueue(*, delay_s: float = 0) -> None:
-    """Queue an embedding task unless one is already waiting (it will take every pending frame)."""
+    """Queue an embedding task unless one is already waiting (it will take every pending frame),
+    after the OCR of live frames and before the backlog's."""
     from django_tasks_db.models import DBTaskResult
 
     from search.tasks import vectors_embed
 
     if DBTaskResult.objects.filter(task_path=vectors_embed.module_path, status="READY").exists():
         return
-    task = vectors_embed
+    task = vectors_embed.using(priority=priorities.VECTORS)
     if delay_s and task.get_backend().supports_defer:
         task = task.using(run_after=timezone.now() + timedelta(seconds=delay_s))
     task.enqueue()

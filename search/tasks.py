@@ -4,7 +4,7 @@ import threading
 from django_tasks import task
 
 from search.embeddings import EmbeddingError, embedder_warm_up
-from search.services import frames_vectors_requeue, vectors_embed_enqueue, vectors_embed_pending
+from search.services import EMBED_BATCH_FRAMES_WORKER, frames_vectors_requeue, vectors_embed_enqueue, vectors_embed_pending
 from search.selectors import vectors_warm
 from search.vectors import VectorError
 
@@ -19,7 +19,7 @@ def vectors_embed() -> int:
     """Embed a batch of the frames owed to the vector index; queue the next batch while some are
     left. When the embedder or the index fails, the frames stay owed and are tried again later."""
     try:
-        written, pending = vectors_embed_pending(newest_first=True)
+        written, pending = vectors_embed_pending(limit=EMBED_BATCH_FRAMES_WORKER, newest_first=True)
     except (EmbeddingError, VectorError) as exc:
         logger.warning("Embedding failed, trying again in %s s: %s", RETRY_AFTER_S, exc)
         vectors_embed_enqueue(delay_s=RETRY_AFTER_S)

@@ -1,6 +1,6 @@
 """The sweep that gives back tasks of dead workers, and how a worker records a task's outcome,
 on the real task table: which workers count as gone, the attempt limit and its hook, a claim
-that changed hands, and a task interrupted by a stop."""
+that changed hands, and a task interrupted by a stop; and the turn every priority level gets."""
 
 import os
 import socket
@@ -14,6 +14,8 @@ from django_tasks_db.models import DBTaskResult
 
 from frames.models import Frame, OcrStatus
 from frames.tasks import frame_ocr
+from myrecall import priorities
+from myrecall import worker as worker_module
 from myrecall.models import TaskRun, WorkerHeartbeat, WorkerStopped
 from myrecall.selectors import pid_space, process_start
 from myrecall.services import tasks_abandoned_sweep, worker_beat
@@ -192,3 +194,54 @@ def test_a_beat_registers_the_worker_again_after_a_sweep_removed_it():
         "me", socket.gethostname(), ME, pid_space(), process_start(ME)
     )
     assert again.swept_at is not None and again.beat_at >= first.beat_at
+
+
+def _priority(task_id: str) -> int:
+    return DBTaskResult.objects.get(id=task_id).priority
+
+
+def test_a_level_that_waited_past_its_turn_goes_to_the_front_and_the_top_level_stays(settings):
+    def queued(priority: int) -> str:
+        return frame_ocr.using(priority=priority).enqueue(_pending_frame().id).id
+
+    live, backlog_first, backlog_next, overtaken = (
+        queued(priorities.OCR_LIVE), queued(priorities.BACKLOG), queued(priorities.BACKLOG), queued(priorities.OCR_OVERTAKEN)
+    )
+    turns = worker_module.Turns()
+    settings.TASK_TURN_S = 3600
+    turns.give()  # seen waiting now: not yet their turn
+    assert [_priority(t) for t in (live, backlog_first, backlog_next, overtaken)] == [20, 0, 0, 5]
+
+    settings.TASK_TURN_S = 0
+    turns.give()
+    # The first of each lower level goes to the front; the live level is taken next anyway.
+    assert [_priority(t) for t in (live, backlog_first, backlog_next, overtaken)] == [20, 100, 0, 100]
+    claimed = []
+    while (task := DBTaskResult.objects.ready().get_locked()) is not None:
+        task.claim("w")
+        claimed.append(str(task.id))
+    assert claimed == [backlog_first, overtaken, live, backlog_next]
+
+
+def test_while_live_frames_come_faster_than_they_are_read_the_backlog_still_drains(settings, monkeypatch):
+    """A live frame arrives during every task, so the live level never empties; each backlog task
+    is still taken, in order, one TASK_TURN_S of live work after the one before (2.5 s tasks)."""
+    clock = [0.0]
+    monkeypatch.setattr(worker_module.time, "monotonic", lambda: clock[0])
+    settings.TASK_TURN_S = 30
+    backlog = [frame_ocr.enqueue(_pending_frame().id).id for _ in range(3)]
+    turns = worker_module.Turns()
+    taken = []
+    frame_ocr.using(priority=priorities.OCR_LIVE).enqueue(_pending_frame().id)
+    for _ in range(60):
+        task = DBTaskResult.objects.ready().get_locked()
+        task.claim("w")
+        turns.taken(task.priority)
+        frame_ocr.using(priority=priorities.OCR_LIVE).enqueue(_pending_frame().id)  # arrives while it runs
+        clock[0] += 2.5
+        taken.append(str(task.id))
+        turns.give()
+    at = [taken.index(task_id) for task_id in backlog]
+    per_turn = settings.TASK_TURN_S / 2.5
+    assert at[0] >= per_turn and at == sorted(at)
+    assert all(later - earlier <= per_turn + 1 for earlier, later in zip(at, at[1:]))
