@@ -3,12 +3,12 @@ from ninja import Router
 
 from agent_bridge import selectors, services
 from agent_bridge.schemas import TurnOut
-from myrecall.schemas import ErrorOut
+from myrecall.schemas import responses
 
 router = Router(tags=["chat"])
 
 
-@router.get("/chat/turns/{turn_id}", response={200: TurnOut, 401: ErrorOut, 404: ErrorOut})
+@router.get("/chat/turns/{turn_id}", response=responses({200: TurnOut}, 404))
 def chat_turn(request: HttpRequest, turn_id: int):
     """An agent turn as it runs or as it ended: pending, running, done, failed, cancelled or
     timed_out; when Pi last sent an event; and the audit log of its tool calls (the command, the
@@ -16,7 +16,7 @@ def chat_turn(request: HttpRequest, turn_id: int):
     return selectors.agent_turn_detail(turn_id=turn_id)
 
 
-@router.post("/chat/turns/{turn_id}/abort", response={200: TurnOut, 401: ErrorOut, 403: ErrorOut, 404: ErrorOut})
+@router.post("/chat/turns/{turn_id}/abort", response=responses({200: TurnOut}, 403, 404))
 def chat_turn_abort(request: HttpRequest, turn_id: int):
     """Stop a running agent turn (Pi's abort). The turn ends as cancelled and the agent stays
     ready for the next question; a turn that already ended is left as it is."""

@@ -442,4 +442,7 @@ def _model_failed(error: str) -> str:
     return f"The model did not answer the agent ({error or 'no reason given'}). Check LLM_BASE_URL and that the model server is up, then ask again."
 
 
-AGENT = AnswerMode(name="agent", stream=agent_answer_stream, needs_range=False, description="the Pi agent searches for itself")
+AGENT = AnswerMode(
+    name="agent", stream=agent_answer_stream, needs_range=False, description="the Pi agent searches for itself",
+    unready_reason=agent_unready_reason,
+)

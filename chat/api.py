@@ -2,29 +2,19 @@ from django.http import HttpRequest
 from ninja import Router
 
 from chat import selectors, services
-from chat.modes import ChatFailed, ChatQuery, answer_mode_get
-from chat.schemas import ChatIn, ChatOut, SessionDetailOut, SessionOut
+from chat.modes import ChatFailed, ChatQuery
+from chat.schemas import ChatIn, ChatOut, SessionDetailOut, SessionOut, SessionsIn
 from myrecall.errors import ApplicationError
-from myrecall.schemas import ErrorOut
+from myrecall.inputs import StrictQuery
+from myrecall.schemas import responses
 from myrecall.sse import sse_response, wants_event_stream
 from myrecall.timezones import request_timezone, timezone_parse
 from search.filters import filters_parse
 
 router = Router(tags=["chat"])
 
-MAX_RANGE_S = 31 * 24 * 3600
-
 
 def _query(request: HttpRequest, payload: ChatIn) -> ChatQuery:
-    mode = answer_mode_get(payload.mode)
-    if mode is None:
-        raise ApplicationError(f"mode={payload.mode} is not available in this installation; use mode=summary.", extra={"field": "mode"})
-    if not payload.message.strip():
-        raise ApplicationError("message is empty.", extra={"field": "message"})
-    if payload.start_time is None and mode.needs_range:
-        raise ApplicationError(
-            "start_time is required: a summary covers a bounded time range (epoch seconds).", extra={"field": "start_time"}
-        )
     filters = None
     if payload.start_time is not None:
         filters = filters_parse(
@@ -34,26 +24,18 @@ def _query(request: HttpRequest, payload: ChatIn) -> ChatQuery:
             window_name=payload.window_name,
             browser_url=payload.browser_url,
             focused=payload.focused,
-            allow_empty=False,
             end_inclusive=False,
         )
-        if filters.end_time - filters.start_time > MAX_RANGE_S:
-            raise ApplicationError("The range is longer than 31 days; pick a shorter one.", extra={"max_seconds": MAX_RANGE_S})
-    if payload.timezone:
-        zone = timezone_parse(payload.timezone)
-        if zone is None:
-            raise ApplicationError(f"Unknown timezone {payload.timezone!r}; use an IANA name.", extra={"field": "timezone"})
-    else:
-        zone = request_timezone(request)
+    zone = timezone_parse(payload.timezone) if payload.timezone else request_timezone(request)
     if payload.session_id is not None:
         selectors.chat_session_get(session_id=payload.session_id)
     return ChatQuery(
-        message=payload.message.strip(), filters=filters, zone=zone, session_id=payload.session_id, mode=mode.name,
+        message=payload.message.strip(), filters=filters, zone=zone, session_id=payload.session_id, mode=payload.mode,
         origin=request.build_absolute_uri("/"),
     )
 
 
-@router.post("/chat", response={200: ChatOut, 400: ErrorOut, 401: ErrorOut, 404: ErrorOut, 502: ErrorOut})
+@router.post("/chat", response=responses({200: ChatOut}, 404, 409, 502, 503))
 def chat(request: HttpRequest, payload: ChatIn):
     """Summarise a time range with evidence: every claim cites frames that exist, lie in the range
     and were read for the answer; the rest are dropped and listed. With `Accept: text/event-stream`
@@ -70,13 +52,13 @@ def chat(request: HttpRequest, payload: ChatIn):
         ) from exc
 
 
-@router.get("/chat/sessions", response={200: list[SessionOut], 401: ErrorOut})
-def chat_sessions(request: HttpRequest, limit: int = 50):
+@router.get("/chat/sessions", response=responses({200: list[SessionOut]}))
+def chat_sessions(request: HttpRequest, params: StrictQuery[SessionsIn]):
     """Stored chats, most recently used first."""
-    return selectors.chat_sessions_list(limit=max(1, min(limit, 200)))
+    return selectors.chat_sessions_list(limit=params.limit)
 
 
-@router.get("/chat/sessions/{session_id}", response={200: SessionDetailOut, 401: ErrorOut, 404: ErrorOut})
+@router.get("/chat/sessions/{session_id}", response=responses({200: SessionDetailOut}, 404))
 def chat_session(request: HttpRequest, session_id: int):
     """One chat with its messages, each answer with its evidence and what was dropped."""
     return selectors.chat_session_detail(session_id=session_id)

@@ -39,6 +39,7 @@ class AnswerMode:
     stream: Callable[[ChatQuery], Iterator[tuple[str, dict]]]
     needs_range: bool  # a summary covers a bounded range; an agent chooses its own
     description: str = ""
+    unready_reason: Callable[[], str | None] = lambda: None  # why it cannot answer here, with what to do
 
 
 answer_modes: dict[str, AnswerMode] = {}
@@ -50,3 +51,8 @@ def answer_mode_register(mode: AnswerMode) -> None:
 
 def answer_mode_get(name: str) -> AnswerMode | None:
     return answer_modes.get(name)
+
+
+def answer_modes_ready() -> list[str]:
+    """The modes that can answer in this installation (as configured now)."""
+    return [name for name, mode in answer_modes.items() if not mode.unready_reason()]

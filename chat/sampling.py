@@ -25,6 +25,7 @@ DEFAULT_BUCKET_SECONDS = 300
 FRAMES_PER_BUCKET = 2
 MAX_FRAMES = 72
 MAX_OCR_CHARS_PER_FRAME = 160
+ROWS_READ_MAX = 20_000  # frames of a range read whole for sampling; a longer range is sampled in SQL
 
 ELLIPSIS = "…"
 
@@ -88,6 +89,25 @@ def _frames_in_range(filters: Filters):
     needs every frame of the range but the text of at most MAX_FRAMES of them.
     """
     return replace(filters, end_inclusive=False).frames(Frame.objects.all())
+
+
+def _rows_to_sample(filters: Filters, max_frames: int) -> tuple[list[FrameRow], int]:
+    """The rows frames_sample needs, and how many frames the range holds. Up to ROWS_READ_MAX
+    frames every row is read; past that (a long range), only each bucket's first and last frame,
+    two indexed lookups a bucket, which is what frames_sample keeps of such a range anyway."""
+    frames = _frames_in_range(filters)
+    count = frames.count()
+    if count <= ROWS_READ_MAX:
+        return [FrameRow(frame_id=i, timestamp=t) for i, t in frames.values_list("id", "timestamp")], count
+    start, end = _utc(filters.start_time), _utc(filters.end_time)
+    width = timedelta(seconds=bucket_seconds_choose(range_seconds=(end - start).total_seconds(), max_frames=max_frames))
+    rows: list[FrameRow] = []
+    for index in range(math.ceil((end - start) / width)):
+        low, high = start + index * width, min(start + (index + 1) * width, end)
+        bucket = _frames_in_range(replace(filters, start_time=low.timestamp(), end_time=high.timestamp()))
+        ends = {bucket.order_by(*order).values_list("id", "timestamp").first() for order in (("timestamp", "id"), ("-timestamp", "-id"))}
+        rows += [FrameRow(frame_id=i, timestamp=t) for i, t in ends - {None}]
+    return rows, count
 
 
 def _lines(text: str) -> tuple[str, ...]:
@@ -168,10 +188,7 @@ def frames_sample_retrieve(*, filters: Filters, max_frames: int = MAX_FRAMES) ->
 def sample_retrieve(*, filters: Filters, max_frames: int = MAX_FRAMES) -> Sample:
     """The one bounded retrieval of a summary: every frame of [start_time, end_time) that
     matches the filters is sampled, then the sampled ones are read with their OCR snippet."""
-    rows = [
-        FrameRow(frame_id=frame_id, timestamp=timestamp)
-        for frame_id, timestamp in _frames_in_range(filters).values_list("id", "timestamp")
-    ]
+    rows, frames_in_range = _rows_to_sample(filters, max_frames)
     sampled = frames_sample(
         rows=rows, start_time=_utc(filters.start_time), end_time=_utc(filters.end_time), max_frames=max_frames
     )
@@ -195,4 +212,4 @@ def sample_retrieve(*, filters: Filters, max_frames: int = MAX_FRAMES) -> Sample
         )
         for row in present
     ]
-    return Sample(frames=frames, frames_in_range=len(rows))
+    return Sample(frames=frames, frames_in_range=frames_in_range)

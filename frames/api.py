@@ -1,15 +1,26 @@
-import math
 from datetime import datetime
 from datetime import timezone as dt_timezone
 
 from django.http import FileResponse, HttpRequest
-from ninja import File, Form, Router, UploadedFile
+from ninja import File, Router, UploadedFile
 
 from frames import selectors, services, storage
 from frames.models import Frame, FrameDeletion
-from frames.schemas import FrameContextOut, FrameCreatedOut, FrameMetadataOut, FrameOcrOut, FramesDeletedOut, PrivacyRulesSchema
+from frames.schemas import (
+    ContextIn,
+    FrameContextOut,
+    FrameCreatedOut,
+    FrameIn,
+    FrameMetadataOut,
+    FrameOcrOut,
+    FramesDeletedOut,
+    PrivacyRulesIn,
+    PrivacyRulesSchema,
+    RangeDeleteIn,
+)
 from myrecall.errors import ApplicationError
-from myrecall.schemas import ErrorOut
+from myrecall.inputs import StrictForm, StrictQuery
+from myrecall.schemas import responses
 
 router = Router(tags=["frames"])
 
@@ -39,44 +50,18 @@ _MESSAGES = {
 
 @router.post(
     "/frames",
-    response={200: FrameCreatedOut, 201: FrameCreatedOut, 400: ErrorOut, 401: ErrorOut, 403: ErrorOut, 413: ErrorOut, 415: ErrorOut},
+    response=responses({200: FrameCreatedOut, 201: FrameCreatedOut}, 403, 413, 415, 422),
     summary="Ingest a screenshot",
+    openapi_extra={"requestBody": {"content": {"multipart/form-data": {"encoding": {"image": {"contentType": "image/png, image/jpeg, image/webp"}}}}}},
 )
-def frame_create(
-    request: HttpRequest,
-    image: File[UploadedFile],
-    timestamp: Form[float],
-    app_name: Form[str] = "",
-    window_name: Form[str] = "",
-    browser_url: Form[str] = "",
-    focused: Form[bool | None] = None,
-    device_name: Form[str] = "default",
-    client_frame_id: Form[str | None] = None,
-):
+def frame_create(request: HttpRequest, image: File[UploadedFile], fields: StrictForm[FrameIn]):
     """Multipart upload of one PNG, JPEG or WebP screenshot with its context.
     201 when stored; 200 when it was already stored (same device_name and client_frame_id)
-    or skipped as a near-duplicate of the device's previous frame (`duplicate_of` names it)."""
-    for name, value, limit in (
-        ("app_name", app_name, 512),
-        ("window_name", window_name, 1024),
-        ("browser_url", browser_url, 4096),
-        ("device_name", device_name, 255),
-        ("client_frame_id", client_frame_id or "", 255),
-    ):
-        if len(value) > limit:
-            raise ApplicationError(f"{name} is longer than {limit} characters.", extra={"field": name})
-    result = services.frame_ingest(
-        image_bytes=image.read(),
-        timestamp=timestamp,
-        app_name=app_name,
-        window_name=window_name,
-        browser_url=browser_url,
-        focused=focused,
-        device_name=device_name,
-        client_frame_id=client_frame_id,
-    )
+    or skipped as a near-duplicate of the device's previous frame (`duplicate_of` names it);
+    422 when a privacy rule excludes it (the rule is named)."""
+    result = services.frame_ingest(image_bytes=image.read(), **fields.dict())
     body = {
-        "frame_id": result.frame_id,
+        "frame_id": result.frame_id if result.frame_id is not None else result.duplicate_of,
         "status": result.status,
         "duplicate_of": result.duplicate_of,
         "distance": result.distance,
@@ -94,12 +79,12 @@ def frame_image_response(frame: Frame) -> FileResponse:
     return response
 
 
-@router.get("/frames/{frame_id}", response={200: None, 401: ErrorOut, 404: ErrorOut}, summary="The frame's image")
+@router.get("/frames/{frame_id}", response=responses({200: None}, 404), summary="The frame's image")
 def frame_image(request: HttpRequest, frame_id: int):
     return frame_image_response(selectors.frame_get(frame_id=frame_id))
 
 
-@router.get("/frames/{frame_id}/ocr", response={200: FrameOcrOut, 401: ErrorOut, 404: ErrorOut})
+@router.get("/frames/{frame_id}/ocr", response=responses({200: FrameOcrOut}, 404))
 def frame_ocr(request: HttpRequest, frame_id: int):
     """The text read from the frame, with line and word boxes in image pixels ([x, y, w, h])."""
     frame = selectors.frame_get(frame_id=frame_id)
@@ -125,7 +110,7 @@ def frame_ocr(request: HttpRequest, frame_id: int):
     }
 
 
-@router.get("/frames/{frame_id}/metadata", response={200: FrameMetadataOut, 401: ErrorOut, 404: ErrorOut})
+@router.get("/frames/{frame_id}/metadata", response=responses({200: FrameMetadataOut}, 404))
 def frame_metadata(request: HttpRequest, frame_id: int):
     frame = selectors.frame_get(frame_id=frame_id)
     return {
@@ -147,38 +132,31 @@ def frame_metadata(request: HttpRequest, frame_id: int):
     }
 
 
-@router.get("/frames/{frame_id}/context", response={200: FrameContextOut, 400: ErrorOut, 401: ErrorOut, 404: ErrorOut})
-def frame_context(request: HttpRequest, frame_id: int, before: int = 5, after: int = 5):
+@router.get("/frames/{frame_id}/context", response=responses({200: FrameContextOut}, 404))
+def frame_context(request: HttpRequest, frame_id: int, params: StrictQuery[ContextIn]):
     """The frames just before and after this one in time, nearest first (at most 50 each side)."""
-    if not (0 <= before <= 50 and 0 <= after <= 50):
-        raise ApplicationError("before and after must be between 0 and 50.", extra={"before": before, "after": after})
     frame = selectors.frame_get(frame_id=frame_id)
-    earlier, later = selectors.frame_context(frame=frame, before=before, after=after)
+    earlier, later = selectors.frame_context(frame=frame, before=params.before, after=params.after)
     return {"frame": _brief(frame), "before": [_brief(f) for f in earlier], "after": [_brief(f) for f in later]}
 
 
-def _epoch_utc(name: str, value: float) -> datetime:
-    try:
-        if not math.isfinite(value) or value < 0:
-            raise ValueError
-        return datetime.fromtimestamp(value, tz=dt_timezone.utc)
-    except (ValueError, OverflowError, OSError):
-        raise ApplicationError(f"{name} must be epoch seconds.", extra={"field": name}) from None
+def _utc(epoch: float) -> datetime:
+    return datetime.fromtimestamp(epoch, tz=dt_timezone.utc)
 
 
 @router.delete(
     "/frames",
-    response={200: FramesDeletedOut, 400: ErrorOut, 401: ErrorOut, 403: ErrorOut},
+    response=responses({200: FramesDeletedOut}, 403),
     summary="Delete every copy of a time range's frames",
 )
-def frames_delete(request: HttpRequest, start_time: float, end_time: float, app_name: str = ""):
+def frames_delete(request: HttpRequest, params: StrictQuery[RangeDeleteIn]):
     """Deletes the frames from start_time up to (not including) end_time, epoch seconds, of one
     app when app_name is given (any letter case): their images, thumbnails, OCR text, keyword
     index rows, vectors, and the snippets chat answers quoted from them (those answers are
     marked as citing deleted evidence). Reports what it removed, by kind. Not allowed for
     read-only tokens."""
-    start, end = _epoch_utc("start_time", start_time), _epoch_utc("end_time", end_time)
-    job = services.frames_delete(start=start, end=end, app_name=app_name.strip())
+    start, end = _utc(params.start_time), _utc(params.end_time)
+    job = services.frames_delete(start=start, end=end, app_name=params.app_name.strip())
     done = job.status == FrameDeletion.Status.DONE
     frames = job.removed.get("frames", 0)
     message = f"Deleted {frames} frame{'s' if frames != 1 else ''}."
@@ -187,7 +165,7 @@ def frames_delete(request: HttpRequest, start_time: float, end_time: float, app_
     return {"deletion_id": job.id, "status": job.status, "removed": job.removed, "message": message}
 
 
-@router.get("/privacy", response={200: PrivacyRulesSchema, 401: ErrorOut}, summary="The privacy rules")
+@router.get("/privacy", response=responses({200: PrivacyRulesSchema}), summary="The privacy rules")
 def privacy_get(request: HttpRequest):
     """What capture must leave out: excluded apps, window titles and URLs; whether OCR text has
     secrets redacted; whether capture is paused. Capture clients read this to never send an
@@ -195,8 +173,8 @@ def privacy_get(request: HttpRequest):
     return selectors.privacy_rules().to_json()
 
 
-@router.put("/privacy", response={200: PrivacyRulesSchema, 400: ErrorOut, 401: ErrorOut, 403: ErrorOut}, summary="Replace the privacy rules")
-def privacy_put(request: HttpRequest, rules: PrivacyRulesSchema):
-    """Replaces every rule. Frames matching an exclusion are refused from then on (422, with the
+@router.put("/privacy", response=responses({200: PrivacyRulesSchema}, 403), summary="Replace the privacy rules")
+def privacy_put(request: HttpRequest, rules: PrivacyRulesIn):
+    """Replaces every rule: all five fields are required. Frames matching an exclusion are refused from then on (422, with the
     rule); those stored before stay until deleted (DELETE /api/v1/frames)."""
     return services.privacy_update(**rules.dict()).to_json()

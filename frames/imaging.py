@@ -10,7 +10,6 @@ from myrecall.errors import ApplicationError
 
 ACCEPTED_FORMATS = {"PNG", "JPEG", "WEBP"}
 MAX_PIXELS = 8192 * 8192
-MIN_SIDE = 16
 SIGNATURE_GRID = (48, 27)  # 40x40-pixel tiles on a 1920x1080 screen
 NOISE_LEVELS = 3  # grey levels a tile mean may move by re-encoding alone
 LOSSLESS_MAX_BYTES = 80 * 1024
@@ -20,9 +19,10 @@ Image.MAX_IMAGE_PIXELS = MAX_PIXELS
 
 
 def image_decode(data: bytes) -> Image.Image:
-    """Fully decode an upload; anything that is not a whole PNG, JPEG or WebP is a 400."""
+    """Fully decode an upload; anything that is not a whole PNG, JPEG or WebP is a 415
+    (Unsupported Media Type: what came is not an image MyRecall reads)."""
     if not data:
-        raise ApplicationError("The image is empty.", extra={"field": "image"})
+        raise ApplicationError("The image is empty.", extra={"field": "image"}, status_code=415)
     try:
         with Image.open(io.BytesIO(data)) as probe:
             fmt = probe.format
@@ -42,9 +42,8 @@ def image_decode(data: bytes) -> Image.Image:
         raise ApplicationError(
             "The file does not decode as a PNG, JPEG or WebP image (corrupt or truncated?).",
             extra={"field": "image", "detail": _OBJECT_REPR.sub("", str(exc))[:200].strip()},
+            status_code=415,
         ) from exc
-    if min(image.size) < MIN_SIDE:
-        raise ApplicationError(f"The image is smaller than {MIN_SIDE} pixels on a side.", extra={"field": "image", "size": list(image.size)})
     return image
 
 

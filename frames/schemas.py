@@ -1,11 +1,67 @@
+import time
 from datetime import datetime
+from typing import Annotated
 
+from django.conf import settings
 from ninja import Schema
-from pydantic import Field
+from pydantic import Field, field_validator
+
+from frames.services import EARLIEST_TIMESTAMP, timestamp_parse
+from myrecall.errors import ApplicationError
+from myrecall.inputs import EPOCH_MAX, EPOCH_MIN, BodySchema, InputSchema, NullableTextBool
+from myrecall.privacy_rules import MAX_RULE_CHARS, MAX_RULES
+
+
+def _timestamp_bounds(schema: dict) -> None:
+    """The timestamps accepted; the newest as of when the schema is read (it only grows)."""
+    schema["minimum"] = EARLIEST_TIMESTAMP
+    schema["maximum"] = round(time.time() + settings.TIMESTAMP_MAX_FUTURE_S)
+
+
+class FrameIn(InputSchema):
+    """The form fields of an upload (the image is its own field)."""
+
+    timestamp: float = Field(
+        json_schema_extra=_timestamp_bounds,
+        description="When the screenshot was taken, epoch seconds (not milliseconds); from 2000-01-01 to a day ahead of the server's clock.",
+    )
+    app_name: str = Field("", max_length=512)
+    window_name: str = Field("", max_length=1024)
+    browser_url: str = Field("", max_length=4096)
+    focused: NullableTextBool = Field(None, description="Whether the window had the focus; omitted (or null) when unknown.")
+    device_name: str = Field("default", max_length=255)
+    client_frame_id: str | None = Field(
+        None, max_length=255, description="The client's own id for this capture: a retry with the same device_name and client_frame_id is stored once."
+    )
+
+    @field_validator("timestamp")
+    @classmethod
+    def _sane_time(cls, value: float) -> float:
+        try:
+            timestamp_parse(value)
+        except ApplicationError as exc:  # its message names the mistake (milliseconds, before 2000)
+            raise ValueError(exc.message) from None
+        return value
+
+
+class ContextIn(InputSchema):
+    before: int = Field(5, ge=0, le=50, description="Frames before this one, nearest first.")
+    after: int = Field(5, ge=0, le=50, description="Frames after this one, nearest first.")
+
+
+class RangeDeleteIn(InputSchema):
+    start_time: float = Field(ge=EPOCH_MIN, le=EPOCH_MAX, description="Epoch seconds, included.")
+    end_time: float = Field(
+        ge=EPOCH_MIN, le=EPOCH_MAX, description="Epoch seconds, not included; a range that ends where (or before) it starts holds no frames."
+    )
+    app_name: str = Field("", max_length=512, description="Only this app's frames (any letter case); every app's when empty.")
 
 
 class FrameCreatedOut(Schema):
-    frame_id: int | None
+    frame_id: int = Field(
+        description="The frame that holds this screen: the new one (created), the one stored before under this "
+        "client_frame_id (existing), or the device's previous frame it nearly duplicates (duplicate)."
+    )
     status: str  # created | existing | duplicate
     duplicate_of: int | None = None
     distance: int | None = None
@@ -75,9 +131,16 @@ class FramesDeletedOut(Schema):
     message: str
 
 
+Pattern = Annotated[str, Field(max_length=MAX_RULE_CHARS)]
+
+
 class PrivacyRulesSchema(Schema):
-    excluded_apps: list[str] = Field(default_factory=list, description="App names, e.g. '1Password' (whole name, any case; * and ? as wildcards).")
-    excluded_windows: list[str] = Field(default_factory=list, description="Window title patterns, e.g. '*Private Browsing*' (without wildcards: anywhere in the title).")
-    excluded_urls: list[str] = Field(default_factory=list, description="URL patterns, e.g. 'bank.example' or 'https://*.bank.example/*'.")
-    redact_secrets: bool = Field(False, description="Replace e-mail addresses, card numbers and API keys in OCR text before it is stored and indexed.")
-    capture_paused: bool = Field(False, description="Capture clients take no screenshots while true.")
+    excluded_apps: list[Pattern] = Field(max_length=MAX_RULES, description="App names, e.g. '1Password' (whole name, any case; * and ? as wildcards).")
+    excluded_windows: list[Pattern] = Field(max_length=MAX_RULES, description="Window title patterns, e.g. '*Private Browsing*' (without wildcards: anywhere in the title).")
+    excluded_urls: list[Pattern] = Field(max_length=MAX_RULES, description="URL patterns, e.g. 'bank.example' or 'https://*.bank.example/*'.")
+    redact_secrets: bool = Field(description="Replace e-mail addresses, card numbers and API keys in OCR text before it is stored and indexed.")
+    capture_paused: bool = Field(description="Capture clients take no screenshots while true.")
+
+
+class PrivacyRulesIn(PrivacyRulesSchema, BodySchema):
+    """Every rule, all five fields: a PUT replaces the whole set, so none is left to a default."""

@@ -4,6 +4,7 @@ import logging
 from functools import wraps
 
 from django.http import Http404, HttpRequest, JsonResponse
+from django.http.multipartparser import MultiPartParserError
 from django.shortcuts import redirect
 from ninja import NinjaAPI
 from ninja.errors import AuthenticationError, HttpError, ValidationError
@@ -32,7 +33,20 @@ def _docs_auth(view):
     return wrapper
 
 
-api = NinjaAPI(
+class MyRecallApi(NinjaAPI):
+    def get_openapi_schema(self, **kwargs):
+        """The schema as the server reads input: a form takes only the fields it names (a JSON
+        body's schema says so itself), like a query (myrecall.inputs)."""
+        schema = super().get_openapi_schema(**kwargs)
+        for operations in schema["paths"].values():
+            for operation in operations.values():
+                form = operation.get("requestBody", {}).get("content", {}).get("multipart/form-data")
+                if form:
+                    form["schema"]["additionalProperties"] = False
+        return schema
+
+
+api = MyRecallApi(
     title="MyRecall API",
     version="1",
     urls_namespace="api",
@@ -56,16 +70,26 @@ def _application_error(request, exc: ApplicationError):
 def _field(loc: list) -> str | None:
     """("body", "payload", "message") -> "message"; ("query", "limit") -> "limit"."""
     parts = [str(part) for part in loc[1:]]
-    if loc and loc[0] == "body" and len(parts) > 1:
+    if loc and loc[0] == "body":  # the operation's parameter name is not part of the body
         parts = parts[1:]
     return ".".join(parts) or None
 
 
+def _reason(err: dict) -> str:
+    return str(err.get("msg", "")).removeprefix("Value error, ")
+
+
 @api.exception_handler(ValidationError)
 def _validation_error(request, exc: ValidationError):
-    errors = [{"field": _field(err.get("loc", [])), "error": err.get("msg", "")} for err in exc.errors]
-    fields = ", ".join(e["field"] or "input" for e in errors)
-    return api.create_response(request, error_body(f"Invalid input: {fields}.", {"errors": errors}), status=400)
+    """Input that is not what the operation's schema says: nothing was done; every problem listed."""
+    errors = [{"field": _field(err.get("loc", [])), "error": _reason(err)} for err in exc.errors]
+    said = "; ".join(f"{e['field']}: {e['error']}" if e["field"] else e["error"] for e in errors[:3])
+    return api.create_response(request, error_body(f"Invalid input, nothing was changed: {said}.", {"errors": errors}), status=400)
+
+
+@api.exception_handler(MultiPartParserError)
+def _unreadable_form(request, exc: MultiPartParserError):
+    return api.create_response(request, error_body(f"The multipart body could not be read: {exc}."), status=400)
 
 
 @api.exception_handler(AuthenticationError)

@@ -1,11 +1,13 @@
+from typing import Literal
+
 from django.conf import settings
 from django.http import HttpRequest
-from ninja import Query, Router, Schema
-from pydantic import Field
+from ninja import Router
+from pydantic import Field, field_validator
 
 from frames.api import frame_url
-from myrecall.errors import ApplicationError
-from myrecall.schemas import ErrorOut
+from myrecall.inputs import EPOCH_MAX, EPOCH_MIN, InputSchema, NullableTextBool, StrictQuery
+from myrecall.schemas import responses
 from search import selectors
 from search.filters import filters_parse
 from search.schemas import SearchOut, StatusOut
@@ -15,16 +17,18 @@ router = Router(tags=["search"])
 AUDIO_CONTENT_TYPES = {"audio", "input", "accessibility", "ui", "audio+ocr", "ocr+audio"}
 
 
-class SearchParams(Schema):
-    q: str = ""
-    start_time: float = Field(description="Epoch seconds; required: every search is bounded in time.")
-    end_time: float | None = Field(None, description="Epoch seconds; default now.")
-    app_name: str | None = None
-    window_name: str | None = Field(None, description="Substring, case-insensitive.")
-    browser_url: str | None = Field(None, description="Substring, case-insensitive.")
-    focused: bool | None = None
-    content_type: str = "ocr"
-    mode: str | None = Field(
+class SearchParams(InputSchema):
+    q: str = Field("", max_length=1000)
+    start_time: float = Field(ge=EPOCH_MIN, le=EPOCH_MAX, description="Epoch seconds; required: every search is bounded in time.")
+    end_time: float | None = Field(
+        None, ge=EPOCH_MIN, le=EPOCH_MAX, description="Epoch seconds, included; default now. A range that ends before it starts holds no frames."
+    )
+    app_name: str | None = Field(None, max_length=512)
+    window_name: str | None = Field(None, max_length=1024, description="Substring, case-insensitive.")
+    browser_url: str | None = Field(None, max_length=4096, description="Substring, case-insensitive.")
+    focused: NullableTextBool = None
+    content_type: Literal["ocr", "all"] = Field("ocr", description="What to search: MyRecall captures screen text (ocr) only.")
+    mode: Literal["hybrid", "keyword", "semantic"] | None = Field(
         None,
         description="hybrid (default: keyword and meaning in one ranked list), keyword, or semantic (similar meaning, no shared word needed).",
     )
@@ -33,28 +37,22 @@ class SearchParams(Schema):
     min_length: int | None = Field(None, ge=0, le=10**9)
     max_length: int | None = Field(None, ge=0, le=10**9)
 
+    @field_validator("content_type", mode="before")
+    @classmethod
+    def _captured(cls, value):
+        if isinstance(value, str) and value.lower() in AUDIO_CONTENT_TYPES:
+            raise ValueError(f"content_type={value} is not captured by MyRecall; use ocr")
+        return value.lower() if isinstance(value, str) else value
 
-@router.get("/search", response={200: SearchOut, 400: ErrorOut, 401: ErrorOut})
-def search(request: HttpRequest, params: Query[SearchParams]):
+
+@router.get("/search", response=responses({200: SearchOut}))
+def search(request: HttpRequest, params: StrictQuery[SearchParams]):
     """Search what was on screen: by its words (English and Chinese), by meaning, or both in one
     ranked list (hybrid, the default); with an empty q, the frames of the range newest first
     (mode "browse"). Times are epoch seconds. Each result says which side matched it. When the
     meaning side fails (embedder or vector index down), the keyword side answers and
     `degraded` says why."""
-    content_type = params.content_type.lower()
-    if content_type in AUDIO_CONTENT_TYPES:
-        raise ApplicationError(
-            f"content_type={params.content_type} is not captured by MyRecall; use ocr.", extra={"field": "content_type"}
-        )
-    if content_type not in {"ocr", "all"}:
-        raise ApplicationError(
-            f"Unknown content_type {params.content_type!r}; use ocr.", extra={"field": "content_type"}
-        )
-    mode = (params.mode or settings.SEARCH_MODE).lower()
-    if mode not in selectors.MODES:
-        raise ApplicationError(
-            f"Unknown mode {params.mode!r}; use hybrid, keyword or semantic.", extra={"field": "mode", "available": list(selectors.MODES)}
-        )
+    mode = params.mode or settings.SEARCH_MODE
     filters = filters_parse(
         start_time=params.start_time,
         end_time=params.end_time,
@@ -91,7 +89,7 @@ def search(request: HttpRequest, params: Query[SearchParams]):
     }
 
 
-@router.get("/status", response={200: StatusOut, 401: ErrorOut})
+@router.get("/status", response=responses({200: StatusOut}))
 def status(request: HttpRequest):
     """How far indexing has come: frames by OCR state; keyword index rows; vectors; for each
     index the oldest frame not yet searchable through it (and how long it has waited); the

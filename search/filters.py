@@ -183,14 +183,14 @@ def filters_parse(
     end_inclusive: bool = True,
 ) -> Filters:
     """Filters from a request's values: epoch seconds, end_time now by default; blank names mean
-    no filter. Raises ApplicationError (400, one error shape) when the range is not one."""
+    no filter. A range that ends before it starts is empty; with allow_empty=False an empty range
+    raises ApplicationError (400, one error shape), as does a time that is not epoch seconds."""
     start = _epoch("start_time", start_time)
     end = _epoch("end_time", end_time if end_time is not None else time.time())
-    if end < start or (end == start and not allow_empty):
-        raise ApplicationError(
-            "end_time must be after start_time." if not allow_empty else "end_time is before start_time.",
-            extra={"start_time": start, "end_time": end},
-        )
+    if not allow_empty and end <= start:
+        raise ApplicationError("end_time must be after start_time.", extra={"start_time": start, "end_time": end})
+    if end < start:  # a range that ends before it starts holds no frames
+        end, end_inclusive = start, False
     for name, value in (("min_length", min_length), ("max_length", max_length)):
         if value is not None and value < 0:
             raise ApplicationError(f"{name} must be 0 or more.", extra={"field": name})

@@ -460,7 +460,8 @@ def vocab_containing(cursor, word: str) -> list[str]:
 
 def keyword_query(q: str) -> KeywordQuery:
     """Parse what a person typed into a safe query: every word or "quoted phrase" must match
-    (AND); a trailing * makes a word a prefix; FTS5 operators are searched as words."""
+    (AND); a trailing * makes a word a prefix; FTS5 operators are searched as words. Punctuation
+    alone gives a query of no terms, which matches no frame."""
     try:
         raw_terms = shlex.split(q)
     except ValueError:  # an unbalanced quote: take the words as they are
@@ -472,9 +473,7 @@ def keyword_query(q: str) -> KeywordQuery:
         tokens, parts, single_cjk = _term_tokens(raw.rstrip("*"))
         if tokens:
             terms.append(_Term(tokens=tuple(tokens), prefix=prefix or single_cjk, parts=tuple(parts)))
-    if not terms:
-        raise ApplicationError("The query has no searchable words.", extra={"field": "q", "q": q})
-    return KeywordQuery(terms=tuple(terms))
+    return KeywordQuery(terms=tuple(terms))  # no terms: nothing in q is a word, so nothing matches
 
 
 def index_rows_delete(cursor, rowids: list[int]) -> tuple[int, set[str]]:

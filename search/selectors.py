@@ -273,6 +273,8 @@ def search_keyword(*, q: str, filters: Filters, limit: int, offset: int) -> tupl
     Each partition of the range is counted and ranked on its own and the pages are merged by
     score; bm25 weighs a word by how rare it is in its partition's period."""
     query = keyword_query(q)
+    if not query.terms:  # only punctuation or symbols: no word to match
+        return [], 0
     lo, hi = rowid_range(filters.start_time, filters.end_time)
     with connection.cursor() as cursor:
         partitions = partitions_in(cursor, lo, hi)

@@ -272,10 +272,12 @@ def test_a_pi_that_says_nothing_after_the_question_is_stopped_by_the_start_watch
     assert final[0] == "final" and "Restarted" in final[1]["answer_md"]
 
 
-def test_no_llm_configured_is_a_clear_503(tmp_path):
+def test_no_llm_configured_is_a_clear_400_and_the_schema_does_not_offer_agent_mode(tmp_path):
     with LiveServer(tmp_path / "data", env={"LLM_BASE_URL": "", "LLM_MODEL": ""}) as live:
         response = live.session.post(f"{live.url}/api/v1/chat", json={"message": "hi", "mode": "agent"}, timeout=30)
-        assert response.status_code == 503 and "LLM_BASE_URL" in response.json()["message"]
+        assert response.status_code == 400 and "LLM_BASE_URL" in response.json()["message"]
+        schema = live.session.get(f"{live.url}/api/v1/openapi.json", timeout=30).json()["components"]["schemas"]["ChatIn"]
+        assert schema["properties"]["mode"]["enum"] == ["summary"]
         # Summary mode still answers.
         response = live.session.post(
             f"{live.url}/api/v1/chat", json={"message": "hi", "start_time": time.time() - 60}, timeout=60

@@ -8,12 +8,12 @@ from chat.models import ChatMessage, ChatRole, ChatSession
 from myrecall.models import ApiToken
 
 
-def test_a_missing_pi_is_a_clear_503_before_anything_is_stored(api, settings):
+def test_a_missing_pi_is_a_clear_400_before_anything_is_stored(api, settings):
     settings.LLM_BASE_URL, settings.LLM_MODEL = "http://127.0.0.1:9/v1", "m"
     settings.AGENT_PI_BINARY = "/nonexistent/pi"
     assert "Pi agent" in agent_unready_reason()
     response = api.post("/api/v1/chat", {"message": "hi", "mode": "agent"}, content_type="application/json")
-    assert response.status_code == 503 and "setup command" in response.json()["message"]
+    assert response.status_code == 400 and "setup command" in response.json()["message"]
     assert not ChatMessage.objects.exists() and not AgentTurn.objects.exists()
 
 

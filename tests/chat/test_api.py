@@ -178,15 +178,16 @@ def test_follow_ups_send_the_previous_turns(api, fake_llm, hour):
     ("body", "status", "message_part"),
     [
         ({"start_time": None}, 400, "start_time is required"),
-        ({"end_time": 0.5}, 400, "end_time must be after start_time"),
-        ({"start_time": -5}, 400, "start_time must be epoch seconds"),
-        ({"start_time": 0, "end_time": 40 * 86400}, 400, "longer than 31 days"),
-        ({"timezone": "Mars/Olympus"}, 400, "Unknown timezone"),
-        ({"mode": "agent"}, 503, "Agent mode needs a model"),  # no LLM configured here
-        ({"mode": "poetry"}, 400, "Invalid input: mode"),
-        ({"message": ""}, 400, "Invalid input: message"),
-        ({"message": "   "}, 400, "message is empty"),
-        ({"message": "x" * 4001}, 400, "Invalid input: message"),
+        ({"start_time": -5}, 400, "start_time: Input should be greater than or equal to 0"),
+        ({"start_time": "1700000000"}, 400, "start_time: Input should be a valid number"),
+        ({"timezone": "Mars/Olympus"}, 400, "unknown timezone 'Mars/Olympus'"),
+        ({"mode": "agent"}, 400, "mode=agent is not available here. Agent mode needs a model"),  # no LLM configured here
+        ({"mode": "poetry"}, 400, "unknown mode 'poetry'"),
+        ({"message": ""}, 400, "Invalid input, nothing was changed: message"),
+        ({"message": "   "}, 400, "message: message is empty"),
+        ({"message": "x" * 4001}, 400, "Invalid input, nothing was changed: message"),
+        ({"focused": 1}, 400, "focused: Input should be a valid boolean"),
+        ({"colour": "red"}, 400, "colour: Extra inputs are not permitted"),
         ({"session_id": 99999}, 404, "Chat session 99999 does not exist"),
     ],
 )

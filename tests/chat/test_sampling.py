@@ -4,6 +4,7 @@ from datetime import timezone as dt_timezone
 
 import pytest
 
+from chat import sampling
 from chat.sampling import (
     MAX_FRAMES,
     FrameRow,
@@ -11,6 +12,7 @@ from chat.sampling import (
     frames_sample,
     frames_sample_retrieve,
     ocr_truncate,
+    sample_retrieve,
 )
 from search.filters import Filters
 from search.selectors import search_browse
@@ -142,6 +144,27 @@ def test_retrieval_applies_the_search_filters_like_browse_and_truncates_ocr(fram
     assert {hit.frame_id for hit in browsed} == {kept, at_end}
     assert [frame.frame_id for frame in picked] == [kept]
     assert len(picked[0].ocr_snippet) == 160 and picked[0].ocr_snippet.startswith("draft word word")
+
+
+def test_a_long_range_is_sampled_in_sql_exactly_as_when_every_row_is_read(frame_make, monkeypatch):
+    # 90 days, frames at uneven times (ties included) and two apps, one filtered out.
+    rng = random.Random(5)
+    start = T0.timestamp()
+    moments = sorted(rng.uniform(0, 90 * 86400) for _ in range(300))
+    for moment in moments:
+        frame_make("x", at=start + moment, app_name=rng.choice(["Editor", "Editor", "Browser"]))
+    frame_make("tie", at=start + moments[10], app_name="Editor")
+    for filters in (
+        Filters(start_time=start, end_time=start + 90 * 86400),
+        Filters(start_time=start + 3600, end_time=start + 61 * 86400, app_name="editor"),
+    ):
+        every_row = sample_retrieve(filters=filters)
+        monkeypatch.setattr(sampling, "ROWS_READ_MAX", 10)
+        in_sql = sample_retrieve(filters=filters)
+        monkeypatch.undo()
+        assert len(in_sql.frames) == MAX_FRAMES or len(every_row.frames) < MAX_FRAMES
+        assert [f.frame_id for f in in_sql.frames] == [f.frame_id for f in every_row.frames]
+        assert in_sql.frames_in_range == every_row.frames_in_range > 10
 
 
 def test_retrieval_of_an_empty_range_is_empty(frame_make):

@@ -1,0 +1,118 @@
+"""How the API reads a request's input, in one place: every body, form and query is checked
+whole against its schema before an operation runs, so that a malformed request changes nothing.
+
+- `InputSchema`, the base of every request schema (`BodySchema` of a JSON body's, whose values
+  must have their JSON types as they are): unknown fields are refused, and a body must be a JSON
+  object (ninja's Schema would read any value's attributes, so `[null, null]` became
+  "every field at its default").
+- `StrictQuery[...]` and `StrictForm[...]`: query parameters and form fields the operation does not
+  declare are refused (a misspelt `app` beside a delete's range must not widen it to every app).
+- `EPOCH_MIN` and `EPOCH_MAX`: the epoch seconds a time may take (year 1970 to 9999).
+- `TextBool`, `NullableTextBool`: a boolean in a query or form is the word true or false (the
+  latter also takes "null" or nothing, how a form spells a JSON null, for not given)."""
+
+from collections.abc import Mapping
+from typing import Annotated, Any
+
+from ninja import Schema
+from ninja.schema import DjangoGetter
+from ninja.errors import ValidationError
+from ninja.params import models as param_models
+from pydantic import BeforeValidator, ConfigDict, model_validator
+
+EPOCH_MIN = 0.0
+EPOCH_MAX = 253402300799.0  # 9999-12-31T23:59:59Z, the last second Python's datetime holds
+
+
+class InputSchema(Schema):
+    """Query and form fields arrive as text and are converted to their types; JSON bodies are strict
+    (a boolean is true or false, not 0; a number is not a string)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _an_object(cls, data: Any) -> Any:
+        # A JSON object arrives as a dict, then (a second pass of ninja's Schema) wrapped in a
+        # DjangoGetter; anything else (a list, a number) is not an object.
+        if isinstance(data, Mapping) or isinstance(data, DjangoGetter) and isinstance(data._obj, Mapping):
+            return data
+        raise ValueError("the body must be a JSON object")
+
+
+class BodySchema(InputSchema):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+def _fields_check(model: type, given, source: str) -> None:
+    """Refuse a parameter the operation does not declare, or one given twice that takes one value."""
+    known = set(getattr(model, "__ninja_flatten_map__", {}))
+    lists = set(getattr(model, "__ninja_collection_fields__", []))
+    errors = [
+        {"loc": [source, name], "msg": f"unknown {source} parameter; known: {', '.join(sorted(known)) or 'none'}"}
+        for name in sorted(set(given) - known)
+    ] + [
+        {"loc": [source, name], "msg": "given more than once; it takes one value"}
+        for name in sorted(set(given) & known - lists) if len(given.getlist(name)) > 1
+    ]
+    if errors:
+        raise ValidationError(errors)
+
+
+class _StrictQueryModel(param_models.QueryModel):
+    @classmethod
+    def get_request_data(cls, request, api, path_params):
+        _fields_check(cls, request.GET, "query")
+        return super().get_request_data(request, api, path_params)
+
+
+class _StrictFormModel(param_models.FormModel):
+    @classmethod
+    def get_request_data(cls, request, api, path_params):
+        _fields_check(cls, request.POST, "form")
+        return super().get_request_data(request, api, path_params)
+
+
+class Query(param_models.Query):
+    _model = _StrictQueryModel
+
+    @classmethod
+    def _param_source(cls) -> str:
+        return "query"
+
+
+class Form(param_models.Form):
+    _model = _StrictFormModel
+
+    @classmethod
+    def _param_source(cls) -> str:
+        return "form"
+
+
+class _Shortcut:
+    def __init__(self, param: type):
+        self._param = param
+
+    def __getitem__(self, annotation: Any) -> Any:
+        return Annotated[annotation, self._param(...)]
+
+
+StrictQuery = _Shortcut(Query)
+StrictForm = _Shortcut(Form)
+
+
+def _text_bool(value: Any) -> Any:
+    if isinstance(value, str):
+        word = value.strip().lower()
+        if word in {"true", "false"}:
+            return word == "true"
+        raise ValueError("must be true or false")
+    return value
+
+
+def _text_null(value: Any) -> Any:
+    return None if isinstance(value, str) and value.strip().lower() in {"", "null"} else value
+
+
+TextBool = Annotated[bool, BeforeValidator(_text_bool)]  # a query's or form's boolean: true or false, not 1 or yes
+NullableTextBool = Annotated[bool | None, BeforeValidator(_text_bool), BeforeValidator(_text_null)]  # also "null" or empty: not given
