@@ -38,7 +38,11 @@ class Frame(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
-        indexes = [models.Index(fields=["device_name", "timestamp"])]
+        indexes = [
+            models.Index(fields=["device_name", "timestamp"]),
+            # The frames waiting for OCR, by arrival: how far behind reading is, without a scan of every frame.
+            models.Index(fields=["created_at"], condition=models.Q(ocr_status="pending"), name="frame_ocr_waiting_idx"),
+        ]
         constraints = [
             models.UniqueConstraint(
                 fields=["device_name", "client_frame_id"],

@@ -1,6 +1,7 @@
 from datetime import datetime
 
 from ninja import Schema
+from pydantic import Field
 
 
 class OcrContentOut(Schema):
@@ -40,9 +41,17 @@ class OldestOut(Schema):
     lag_s: float
 
 
+class WaitingOut(Schema):
+    frames: int = Field(description="Frames waiting for this index: their OCR (and for vectors, then their embedding) is not done.")
+    oldest_wait_s: float | None = Field(
+        description="How long the frame that has waited longest has waited, in seconds since it arrived (or since a rebuild asked for it again); null when none waits."
+    )
+
+
 class KeywordStatusOut(Schema):
     rows: int
     partitions: int
+    waiting: WaitingOut
     oldest_unsearchable: OldestOut | None
 
 
@@ -55,6 +64,7 @@ class EmbedderOut(Schema):
 
 class SemanticStatusOut(Schema):
     vectors: int | None
+    waiting: WaitingOut
     frames: dict[str, int]
     oldest_unsearchable: OldestOut | None
     embedder: EmbedderOut

@@ -11,7 +11,8 @@ from datetime import timezone as dt_timezone
 
 from django.conf import settings
 from django.db import connection
-from django.db.models import Count
+from django.db.models import Count, Min
+from django.utils import timezone
 
 from frames.models import Frame, OcrStatus
 from search.embeddings import (
@@ -741,11 +742,36 @@ def _other_model_line(count: int) -> str:
     )
 
 
+def _waited_s(since: datetime | None) -> float | None:
+    return None if since is None else round(max((timezone.now() - since).total_seconds(), 0.0), 1)
+
+
+def index_backlog() -> dict[str, dict]:
+    """How far behind each index is: the frames waiting for it, and how long the one that has
+    waited longest has waited (since it arrived, or since a rebuild asked for it again). The
+    keyword index waits for OCR (its row is written with the text); the vector index waits for
+    OCR, then for embedding."""
+    from search.models import FrameVectors, VectorStatus
+
+    unread = Frame.objects.filter(ocr_status=OcrStatus.PENDING)
+    unread_since = unread.aggregate(since=Min("created_at"))["since"]
+    owed = FrameVectors.objects.filter(status=VectorStatus.PENDING)
+    owed_since = owed.aggregate(since=Min("updated_at"))["since"]
+    unread_count = unread.count()
+    return {
+        "keyword": {"frames": unread_count, "oldest_wait_s": _waited_s(unread_since)},
+        "semantic": {
+            "frames": unread_count + owed.count(),
+            "oldest_wait_s": _waited_s(min((at for at in (unread_since, owed_since) if at), default=None)),
+        },
+    }
+
+
 def index_status() -> dict:
-    """What is indexed and what is not yet, for GET /api/v1/status and the timeline's lag line:
-    frames by OCR state; keyword index rows and the oldest frame not yet searchable by its words
-    (its OCR is pending: the keyword row is written with the text); vectors and the oldest frame
-    not yet searchable by meaning; the embedder, the vector backend and whether it answers."""
+    """What is indexed and what is not yet, for GET /api/v1/status: frames by OCR state; keyword
+    index rows, the frames waiting for it (index_backlog) and the oldest frame by capture time
+    not yet searchable by its words; vectors, the frames waiting for them and the oldest not yet
+    searchable by meaning; the embedder, the vector backend and whether it answers."""
     from search.models import FrameVectors, VectorStatus
 
     by_state = dict(Frame.objects.values_list("ocr_status").annotate(n=Count("id")).values_list("ocr_status", "n"))
@@ -769,11 +795,18 @@ def index_status() -> dict:
     pending_vectors = Frame.objects.filter(
         id__in=FrameVectors.objects.filter(status=VectorStatus.PENDING).values("frame_id")
     ) | pending_ocr
+    backlog = index_backlog()
     return {
         "frames": {"total": sum(by_state.values()), "ocr": {state: by_state.get(state, 0) for state in OcrStatus.values}},
-        "keyword": {"rows": rows, "partitions": len(partitions), "oldest_unsearchable": _oldest(pending_ocr)},
+        "keyword": {
+            "rows": rows,
+            "partitions": len(partitions),
+            "waiting": backlog["keyword"],
+            "oldest_unsearchable": _oldest(pending_ocr),
+        },
         "semantic": {
             "vectors": vectors,
+            "waiting": backlog["semantic"],
             "frames": {
                 **{state: vector_states.get(state, 0) for state in VectorStatus.values},
                 "never": vectors_unindexed_count(),
@@ -790,7 +823,7 @@ def index_status() -> dict:
     }
 
 
-# Indexing this far behind (seconds) is worth a line on the timeline.
+# Frames waiting this long (seconds) for an index are worth a line on the timeline.
 LAG_NOTICE_S = 60
 
 
@@ -800,20 +833,20 @@ def _ago(seconds: float) -> str:
 
 
 def index_lag_notice() -> str | None:
-    """A line for the timeline when frames wait long to become searchable, or search by meaning
-    is down; None when all is well."""
-    from search.models import FrameVectors, VectorStatus
-
-    now = time.time()
+    """A line for the timeline when frames have waited long to become searchable (how many, for
+    each index, and the longest wait), or search by meaning is down; None when all is well."""
     parts = []
-    ocr = Frame.objects.filter(ocr_status=OcrStatus.PENDING)
-    oldest = ocr.order_by("timestamp").values_list("timestamp", flat=True).first()
-    if oldest is not None and now - oldest.timestamp() > LAG_NOTICE_S:
-        parts.append(f"{ocr.count()} frame(s) wait for text recognition (oldest {_ago(now - oldest.timestamp())} ago)")
-    owed = FrameVectors.objects.filter(status=VectorStatus.PENDING)
-    oldest = Frame.objects.filter(id__in=owed.values("frame_id")).order_by("timestamp").values_list("timestamp", flat=True).first()
-    if oldest is not None and now - oldest.timestamp() > LAG_NOTICE_S:
-        parts.append(f"{owed.count()} frame(s) are not yet searchable by meaning (oldest {_ago(now - oldest.timestamp())} ago)")
+    backlog = index_backlog()
+    keyword, semantic = backlog["keyword"], backlog["semantic"]
+    if (keyword["oldest_wait_s"] or 0) > LAG_NOTICE_S:
+        parts.append(
+            f"{keyword['frames']} frame(s) wait for text recognition and keyword search, the longest for "
+            f"{_ago(keyword['oldest_wait_s'])} (what you capture now is read first)"
+        )
+    if (semantic["oldest_wait_s"] or 0) > LAG_NOTICE_S:
+        parts.append(
+            f"{semantic['frames']} frame(s) are not yet searchable by meaning, the longest waiting for {_ago(semantic['oldest_wait_s'])}"
+        )
     if other := vectors_other_model_count():
         parts.append(_other_model_line(other))
     healthy, reason = vectors_health()

@@ -334,5 +334,7 @@ def vectors_rebuild_mark(*, start_time: float | None = None, end_time: float | N
         with transaction.atomic():
             have = set(FrameVectors.objects.filter(frame_id__in=chunk).values_list("frame_id", flat=True))
             FrameVectors.objects.bulk_create([FrameVectors(frame_id=frame_id) for frame_id in chunk if frame_id not in have])
-            FrameVectors.objects.filter(frame_id__in=have).update(status=VectorStatus.PENDING, attempts=0, error="")
+            FrameVectors.objects.filter(frame_id__in=have).update(
+                status=VectorStatus.PENDING, attempts=0, error="", updated_at=timezone.now()
+            )
     return len(ids)
