@@ -1,21 +1,19 @@
-import time
 from datetime import datetime
 from typing import Annotated
 
-from django.conf import settings
 from ninja import Schema
 from pydantic import Field, field_validator
 
-from frames.services import EARLIEST_TIMESTAMP, timestamp_parse
+from frames.services import EARLIEST_TIMESTAMP, timestamp_latest, timestamp_parse
 from myrecall.errors import ApplicationError
 from myrecall.inputs import EPOCH_MAX, EPOCH_MIN, BodySchema, InputSchema, NullableTextBool
 from myrecall.privacy_rules import MAX_RULE_CHARS, MAX_RULES
 
 
 def _timestamp_bounds(schema: dict) -> None:
-    """The timestamps accepted; the newest as of when the schema is read (it only grows)."""
+    """The timestamps accepted (the newest changes at midnight UTC)."""
     schema["minimum"] = EARLIEST_TIMESTAMP
-    schema["maximum"] = round(time.time() + settings.TIMESTAMP_MAX_FUTURE_S)
+    schema["maximum"] = timestamp_latest()
 
 
 class FrameIn(InputSchema):
@@ -23,7 +21,7 @@ class FrameIn(InputSchema):
 
     timestamp: float = Field(
         json_schema_extra=_timestamp_bounds,
-        description="When the screenshot was taken, epoch seconds (not milliseconds); from 2000-01-01 to a day ahead of the server's clock.",
+        description="When the screenshot was taken, epoch seconds (not milliseconds); from 2000-01-01 to a day past the end of the server's current UTC day.",
     )
     app_name: str = Field("", max_length=512)
     window_name: str = Field("", max_length=1024)

@@ -42,10 +42,16 @@ class IngestResult:
     distance: int | None = None
 
 
+def timestamp_latest() -> float:
+    """The newest timestamp accepted: the allowance for a clock that runs ahead, counted from the
+    end of the current UTC day, so that it changes once a day and the API schema can state it."""
+    return (math.floor(time.time() / 86400) + 1) * 86400 + settings.TIMESTAMP_MAX_FUTURE_S
+
+
 def timestamp_parse(value: float) -> datetime:
     if value is None or not math.isfinite(value):
         raise ApplicationError("timestamp must be a finite number of epoch seconds.", extra={"field": "timestamp"})
-    latest = time.time() + settings.TIMESTAMP_MAX_FUTURE_S
+    latest = timestamp_latest()
     if value > latest:
         hint = " It looks like milliseconds; send seconds." if value > 1e11 else ""
         raise ApplicationError(
