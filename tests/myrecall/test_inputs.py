@@ -1,0 +1,167 @@
+"""Bad input changes nothing: every write route (frames, privacy, chat, delete, abort) refuses a
+body or query that is not what its schema says, with a 4xx in the one error shape, and what is
+stored stays exactly as it was."""
+
+import io
+import json
+import time
+
+import pytest
+
+from agent_bridge.models import AgentTurn, TurnStatus
+from chat.models import ChatMessage, ChatRole, ChatSession
+from frames.models import Frame, FrameDeletion
+from frames.selectors import privacy_rules
+from tests.conftest import post_frame, render_text_image
+
+pytestmark = pytest.mark.django_db
+
+RULES = {
+    "excluded_apps": ["1Password"],
+    "excluded_windows": ["*Private Browsing*"],
+    "excluded_urls": ["bank.example"],
+    "redact_secrets": True,
+    "capture_paused": False,
+}
+
+
+@pytest.fixture
+def stored(api, frame_make):
+    """A memory with rules, frames and an ended agent turn, and a snapshot of all of it."""
+    assert api.put("/api/v1/privacy", RULES, content_type="application/json").status_code == 200
+    now = time.time()
+    frames = [frame_make(f"screen {i}", at=now - 600 + i) for i in range(3)]
+    session = ChatSession.objects.create(title="q")
+    reply = ChatMessage.objects.create(session=session, role=ChatRole.ASSISTANT, content="done")
+    turn = AgentTurn.objects.create(message=reply, status=TurnStatus.DONE)
+
+    def snapshot():
+        return {
+            "rules": privacy_rules().to_json(),
+            "frames": sorted(Frame.objects.values_list("id", "timestamp", "app_name")),
+            "deletions": FrameDeletion.objects.count(),
+            "messages": sorted(ChatMessage.objects.values_list("id", "content", "status")),
+            "turn": AgentTurn.objects.values_list("status", "finished_at").get(id=turn.id),
+        }
+
+    return {"frames": frames, "turn": turn.id, "now": now, "snapshot": snapshot, "before": snapshot()}
+
+
+def assert_refused(response, *words):
+    assert 400 <= response.status_code < 500, response.content
+    body = response.json()
+    assert set(body) == {"message", "extra"}, body
+    for word in words:
+        assert word in body["message"], body["message"]
+
+
+PRIVACY_BODIES = [
+    ([None, None], "must be a JSON object"),
+    ([RULES], "must be a JSON object"),
+    ("excluded", "must be a JSON object"),
+    (42, "must be a JSON object"),
+    (None, ""),
+    ({}, "excluded_apps"),
+    ({**RULES, "excluded_apps": None}, "excluded_apps"),
+    ({**RULES, "excluded_apps": "1Password"}, "excluded_apps"),
+    ({**RULES, "excluded_apps": [1, 2]}, "excluded_apps"),
+    ({**RULES, "redact_secrets": 0}, "redact_secrets"),
+    ({**RULES, "capture_paused": "false"}, "capture_paused"),
+    ({**RULES, "exclude_apps": ["typo"]}, "exclude_apps"),
+    ({k: v for k, v in RULES.items() if k != "excluded_urls"}, "excluded_urls"),
+    ({**RULES, "excluded_urls": ["x" * 301]}, "excluded_urls"),
+]
+
+
+@pytest.mark.parametrize(("body", "word"), PRIVACY_BODIES)
+def test_a_malformed_privacy_put_changes_no_rule(api, stored, body, word):
+    response = api.put("/api/v1/privacy", json.dumps(body), content_type="application/json")
+    assert_refused(response, word)
+    assert stored["snapshot"]() == stored["before"]
+
+
+def test_a_privacy_put_that_is_not_json_changes_no_rule(api, stored):
+    assert_refused(api.put("/api/v1/privacy", "excluded_apps=", content_type="application/json"))
+    assert stored["snapshot"]() == stored["before"]
+
+
+@pytest.mark.parametrize(
+    ("fields", "word"),
+    [
+        ({"timestamp": "soon"}, "timestamp"),
+        ({"focused": "yes"}, "focused"),
+        ({"focused": "1"}, "focused"),
+        ({"app": "Firefox"}, "app"),  # not a field of this form
+        ({"app_name": "x" * 513}, "app_name"),
+        ({"device_name": ["a", "b"]}, "device_name"),  # given twice
+    ],
+)
+def test_a_malformed_upload_stores_nothing(api, stored, data_dir, fields, word):
+    images_before = sorted(p for p in data_dir.rglob("*") if p.is_file())
+    response = post_frame(api, render_text_image(["refused upload"]), **fields)
+    assert_refused(response, word)
+    assert stored["snapshot"]() == stored["before"]
+    assert sorted(p for p in data_dir.rglob("*") if p.is_file()) == images_before
+
+
+def test_an_upload_without_an_image_stores_nothing(api, stored):
+    assert_refused(api.post("/api/v1/frames", {"timestamp": time.time()}), "image")
+    assert_refused(api.post("/api/v1/frames", {"image": io.BytesIO(b"not an image"), "timestamp": time.time()}), "PNG")
+    assert stored["snapshot"]() == stored["before"]
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"start_time": 0, "end_time": 4e9, "app": "Editor"},  # a misspelt app_name must not widen the range to every app
+        {"start_time": "yesterday", "end_time": 4e9},
+        {"start_time": -1, "end_time": 4e9},
+        {"end_time": 4e9},
+        {"start_time": 0, "end_time": 1e300},
+        {"start_time": [0, 1], "end_time": 4e9},
+    ],
+)
+def test_a_malformed_range_delete_deletes_nothing(api, stored, params):
+    query = "&".join(f"{k}={v}" for k, values in params.items() for v in (values if isinstance(values, list) else [values]))
+    assert_refused(api.delete(f"/api/v1/frames?{query}"))
+    assert stored["snapshot"]() == stored["before"]
+
+
+def test_a_range_that_ends_before_it_starts_deletes_nothing(api, stored):
+    response = api.delete(f"/api/v1/frames?start_time={stored['now']}&end_time={stored['now'] - 3600}")
+    assert response.status_code == 200 and response.json()["removed"] == {}
+    after = stored["snapshot"]()
+    assert after["frames"] == stored["before"]["frames"] and after["rules"] == stored["before"]["rules"]
+
+
+@pytest.mark.parametrize(
+    ("body", "word"),
+    [
+        ([None, None], "must be a JSON object"),
+        ("summarise", "must be a JSON object"),
+        ({"message": "hi"}, "start_time is required"),
+        ({"message": "hi", "start_time": "1700000000"}, "start_time"),
+        ({"message": 5, "start_time": 0}, "message"),
+        ({"message": "hi", "start_time": 0, "focused": "true"}, "focused"),
+        ({"message": "hi", "start_time": 0, "session": 1}, "session"),
+        ({"message": "hi", "start_time": 0, "session_id": 1.5}, "session_id"),
+        ({"message": "hi", "start_time": 0, "mode": "agent"}, "mode"),  # no model configured here
+        ({"message": "hi", "start_time": 0, "timezone": "Europe/Nowhere"}, "timezone"),
+    ],
+)
+def test_a_malformed_chat_question_stores_nothing(api, stored, body, word):
+    response = api.post("/api/v1/chat", json.dumps(body), content_type="application/json")
+    assert_refused(response, word)
+    assert stored["snapshot"]() == stored["before"]
+
+
+@pytest.mark.parametrize("path", ["abc", "1.5", "-1", "99999"])
+def test_an_abort_of_no_such_turn_changes_nothing(api, stored, path):
+    assert_refused(api.post(f"/api/v1/chat/turns/{path}/abort"))
+    assert stored["snapshot"]() == stored["before"]
+
+
+def test_an_abort_of_an_ended_turn_leaves_it_as_it_ended(api, stored):
+    response = api.post(f"/api/v1/chat/turns/{stored['turn']}/abort")
+    assert response.status_code == 200 and response.json()["status"] == "done"
+    assert stored["snapshot"]() == stored["before"]
