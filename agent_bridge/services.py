@@ -39,7 +39,7 @@ from agent_bridge.manager import AgentManager, ProcessExited
 from agent_bridge.models import AgentToolCall, AgentTurn, TurnStatus
 from agent_bridge.process import AgentUnavailable, PiSetup, pi_binary
 from agent_bridge.prompts import agent_question, agent_system_prompt
-from chat.citations import ValidatedAnswer, citations_validate
+from chat.citations import ValidatedAnswer, citations_unlink, citations_validate
 from chat.evidence import FRAME_FIELDS, SampledFrame, sampled_frame
 from chat.models import ChatMessage, DroppedReason
 from chat.modes import AnswerMode, ChatQuery
@@ -208,10 +208,15 @@ def _frames_for(frame_ids) -> dict[int, SampledFrame]:
     return {row["id"]: sampled_frame(row, snippet=ocr_truncate(text=row["ocr__text"] or "")) for row in rows}
 
 
-def _validate(query: ChatQuery, text: str, returned: list[int], frames: dict[int, SampledFrame]) -> ValidatedAnswer:
+def _validate(
+    query: ChatQuery, text: str, returned: list[int], frames: dict[int, SampledFrame], failed: list[str]
+) -> ValidatedAnswer:
     """The answer's citations checked (exists, in the range when one was given, returned by a
     tool of this turn). When the tools returned frames and the answer cites none of them, the
-    answer is not shown as a finding; the frames found are listed, verified the same way."""
+    answer is not shown as a finding; the frames found are listed, verified the same way. When
+    nothing of the answer is left (its every claim cited frames no search returned, and none
+    returned any), the user is told so, with its text shown as unsupported and what its failed
+    searches said (`failed`): never a blank answer."""
     bounds = {}
     if query.filters is not None:
         bounds = {
@@ -220,6 +225,8 @@ def _validate(query: ChatQuery, text: str, returned: list[int], frames: dict[int
         }
     check = {"context_ids": set(returned), "zone": query.zone, "outside_context": DroppedReason.NOT_RETURNED, **bounds}
     validated = citations_validate(answer_md=text, **check)
+    if not frames and not validated.answer_md.strip():
+        return ValidatedAnswer(answer_md=_nothing_supported(text, validated, failed), citations=validated.citations)
     if validated.valid_ids or not frames:
         return validated
     found = sorted(frames.values(), key=lambda f: (f.timestamp, f.frame_id))[:FALLBACK_FRAMES]
@@ -235,6 +242,25 @@ def _validate(query: ChatQuery, text: str, returned: list[int], frames: dict[int
         "supports it. These are the frames it found:*"
     )
     return ValidatedAnswer(answer_md=note + "\n\n" + fallback.answer_md, citations=validated.citations + fallback.citations)
+
+
+def _nothing_supported(text: str, validated: ValidatedAnswer, failed: list[str]) -> str:
+    dropped = len([check for check in validated.citations if not check.valid])
+    if text.strip():
+        lines = [
+            f"*The agent's answer is not shown as a finding: it cited {dropped} frame{'s' if dropped != 1 else ''} "
+            "that its searches did not return, and its searches returned no frames.*"
+            if dropped else "*The agent's answer is not shown as a finding: its searches returned no frames.*"
+        ]
+    else:
+        lines = ["*The agent ended without an answer, and its searches returned no frames.*"]
+    if failed:
+        said = " ".join(failed[-1].split())[:300] or "no output"
+        lines.append(f"*{len(failed)} of its searches failed; the last said:* `{said.replace('`', chr(39))}`")
+    if text.strip():
+        quoted = "\n".join(f"> {line}" if line.strip() else ">" for line in citations_unlink(text).strip().splitlines())
+        lines.append("What it wrote, unsupported:\n\n" + quoted)
+    return "\n\n".join(lines)
 
 
 def agent_answer_stream(query: ChatQuery) -> Iterator[tuple[str, dict]]:
@@ -324,7 +350,8 @@ def _turn(query: ChatQuery) -> Iterator[tuple[str, dict]]:
         yield "error", _fail(turn, reply, status, message, text, started)
         return
     frames = _frames_for(returned)
-    validated = _validate(query, text, returned, frames)
+    failed = list(AgentToolCall.objects.filter(turn=turn, is_error=True).order_by("started_at").values_list("result", flat=True))
+    validated = _validate(query, text, returned, frames, failed)
     total_ms = int((time.monotonic() - started) * 1000)
     evidence = answer_store(reply=reply, validated=validated, raw=text, frames_by_id=frames, llm_ms=total_ms, total_ms=total_ms)
     _turn_update(turn, status=TurnStatus.DONE, finished_at=timezone.now())

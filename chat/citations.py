@@ -51,6 +51,12 @@ def _cited_id(match: re.Match) -> int:
     return int(match.group("id") or match.group("bare"))
 
 
+def citations_unlink(text: str) -> str:
+    """The text with every frame citation taken out (a link's label kept as plain text): to show
+    what an answer said without vouching for what it cited."""
+    return _CITATION.sub(lambda match: (match.group("label") or "").strip(), text)
+
+
 def cited_ids(text: str) -> list[int]:
     """The frame ids a text cites, in order of first citation."""
     return list(dict.fromkeys(_cited_id(match) for match in _CITATION.finditer(text)))

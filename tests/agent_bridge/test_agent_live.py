@@ -110,6 +110,21 @@ def test_a_question_runs_searches_streams_live_and_keeps_only_citations_its_sear
     assert stored["messages"][-1]["mode"] == "agent" and stored["messages"][-1]["evidence"][0]["frame_id"] == cited[0]
 
 
+def test_an_answer_whose_every_citation_is_dropped_after_a_failed_search_is_never_blank(server, model, frames):
+    failing = bash(f'curl -s --fail "$MYRECALL_URL/api/v1/search?start_time=yesterday" {AUTH}')
+    model.play(failing, text(f"You were editing the budget [10:00](myrecall://frame/{frames[0]})."))
+    final = ask(server)[-1]
+    assert final[0] == "final", final
+    answer = final[1]["answer_md"]
+    assert "not shown as a finding" in answer and "1 frame that its searches did not return" in answer
+    assert "1 of its searches failed" in answer and "What it wrote, unsupported" in answer and "editing the budget" in answer
+    assert "myrecall://frame/" not in answer and final[1]["evidence"] == []
+    assert final[1]["dropped"] == [{"frame_id": frames[0], "reason": "not returned by a search"}]
+    assert turn(server, final[1]["turn_id"])["calls"][0]["is_error"]
+    stored = server.session.get(f"{server.url}/api/v1/chat/sessions/{final[1]['session_id']}", timeout=30).json()
+    assert stored["messages"][-1]["content_md"] == answer and "not shown as a finding" in stored["messages"][-1]["content_html"]
+
+
 def test_the_chat_page_websocket_streams_the_same_turn_and_can_abort(server, model, frames):
     import websocket  # websocket-client
 
