@@ -25,14 +25,26 @@ message would, so later frames of that window show it too). Then measures:
   (d) OCR quality of the stored WebP against the original PNG and other WebP qualities,
       as word recall against the text drawn.
 
+With --during-import N, only (e) runs: live frames while a folder of N screenshots is imported.
+The folder (1920x1080 PNG screens of a working session taken yesterday, one every IMPORT_STEP
+steps, so most show another window than the one before; none a near-duplicate of the one before,
+so every one is stored) is imported with `manage.py frames_import` on the running
+serve; once its first frames are stored, a live frame (its own word typed, as in (b)) is posted
+every --interval s, --live-frames of them, while the worker still has the import to read. Measures
+each live frame's time from the POST to its word found by keyword search, and to its vectors
+written; the import's frames read during the live phase (the backlog keeps draining), the time
+the rest took to drain after it, and how many tasks were given a turn (MYRECALL_TASK_TURN_S).
+
 Prints figures, asserts nothing.
 
     .venv/bin/python bench/ingest.py --frames 40 --interval 3
     .venv/bin/python bench/ingest.py --frames 40 --interval 3 --no-topics   # keyword only, earlier screens
+    .venv/bin/python bench/ingest.py --during-import 1000 --live-frames 100 --interval 3 --no-topics
 """
 
 import argparse
 import io
+import json
 import math
 import os
 import random
@@ -69,6 +81,13 @@ POLL_STORED_S = 0.1
 # A word typed into a skipped duplicate waits for a later frame: poll it gently.
 POLL_SKIPPED_S = 1.0
 BURST_CLIENTS = 4
+IMPORT_DEVICE = "import"
+LIVE_DEVICE = "live"
+IMPORT_SAMPLE_S = 1.0
+# An imported screenshot every this many steps of the session: a folder of screenshots taken now
+# and then, mostly of other windows than the one before (each step switches with p = 0.15), so the
+# worker reads most of each screen, not a typed word.
+IMPORT_STEP = 10
 EN_TOKEN = re.compile(r"[a-z]+")
 CJK_CHAR = re.compile(r"[\u4e00-\u9fff]")
 
@@ -778,6 +797,210 @@ def burst_run(server: LiveServer, frames: list[BenchFrame], *, clients: int) -> 
     return statuses["created"] / elapsed, [latency for latency, _ in results], statuses
 
 
+@dataclass
+class ImportRun:
+    """Case (e): live frames posted while a folder of screenshots is imported and read."""
+
+    folder_frames: int = 0
+    stored: int = 0
+    import_s: float = float("nan")  # the import command, start to end
+    live_began: float = 0.0
+    live_ended: float = 0.0
+    # (time, import frames stored, import frames read) every IMPORT_SAMPLE_S from the import's start
+    samples: list[tuple[float, int, int]] = field(default_factory=list)
+    drained_at: float | None = None  # when the last import frame was read (None: not within the drain timeout)
+    turns: int = 0  # tasks moved to the front after waiting MYRECALL_TASK_TURN_S
+    ocr_live: list[float] = field(default_factory=list)  # worker OCR seconds per live frame
+    ocr_import: list[float] = field(default_factory=list)
+    load: list[float] = field(default_factory=list)
+
+
+def import_folder_write(folder: Path, *, count: int, seed: int) -> int:
+    """`count` screenshots of a working session, one every IMPORT_STEP steps, with a sidecar each
+    (taken yesterday, 30 s apart), none a near-duplicate of the one before, so the import stores
+    every one; returns how many."""
+    from django.conf import settings
+
+    from frames.imaging import hash_distance, image_hash
+
+    start = time.time() - 86400
+    previous, written = None, 0
+    with tqdm(total=count, desc="(e) import folder", unit="frame") as bar:
+        for step, (screen, _) in enumerate(session(random.Random(f"{seed}-import"), count * IMPORT_STEP * 2)):
+            if step % IMPORT_STEP:
+                continue
+            image = render(screen)
+            signature = image_hash(image)
+            if previous is not None and hash_distance(previous, signature) <= settings.DEDUP_MAX_DISTANCE:
+                continue
+            previous = signature
+            name = f"{written:05d}"
+            image.save(folder / f"{name}.png")
+            sidecar = {"timestamp": start + 30 * written, "app_name": screen.app_name, "window_name": screen.window_name,
+                       "browser_url": screen.browser_url, "focused": True}
+            (folder / f"{name}.json").write_text(json.dumps(sidecar))
+            written += 1
+            bar.update()
+            if written == count:
+                break
+    return written
+
+
+def import_counts(server: LiveServer) -> tuple[int, int]:
+    """(import frames stored, import frames read) now."""
+    with db_connect(server) as db:
+        return db.execute(
+            "SELECT count(*), coalesce(sum(ocr_status != 'pending'), 0) FROM frames_frame WHERE device_name = ?", [IMPORT_DEVICE]
+        ).fetchone()
+
+
+def vectors_wait(server: LiveServer, frame: BenchFrame, *, timeout_s: float) -> None:
+    """Poll the database until the frame's vector row leaves 'pending', recording when."""
+    with db_connect(server) as db:
+        while time.time() - frame.posted_at < timeout_s:
+            row = db.execute("SELECT status FROM search_framevectors WHERE frame_id = ?", [frame.frame_id]).fetchone()
+            if row and row[0] != "pending":
+                frame.vectors_s, frame.vectors_status = time.time() - frame.posted_at, row[0]
+                return
+            time.sleep(POLL_STORED_S)
+
+
+def during_import_run(
+    server: LiveServer, live: list[BenchFrame], folder: Path, *, interval_s: float, timeout_s: float, drain_timeout_s: float, run: ImportRun
+) -> None:
+    began = time.time()
+    importing = subprocess.Popen(
+        [sys.executable, "manage.py", "frames_import", str(folder), "--device-name", IMPORT_DEVICE],
+        cwd=REPO, env=server.env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )
+    sampling = threading.Event()
+
+    def sample() -> None:
+        while not sampling.is_set():
+            run.samples.append((time.time(), *import_counts(server)))
+            sampling.wait(IMPORT_SAMPLE_S)
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    try:
+        while import_counts(server)[0] < 10 and importing.poll() is None:
+            time.sleep(0.2)
+        run.load = [os.getloadavg()[0]]
+        run.live_began = time.time()
+        watchers = []
+        for frame in tqdm(live, desc="(e) live frames", unit="frame"):
+            time.sleep(max(run.live_began + frame.index * interval_s - time.time(), 0))
+            frame.posted_at = time.time()
+            code, body = frame_post(server.session, server, frame, device_name=LIVE_DEVICE)
+            frame.post_s = time.time() - frame.posted_at
+            frame.status = body.get("status", f"HTTP {code}")
+            frame.frame_id = body.get("frame_id")
+            started = [threading.Thread(target=search_wait, args=(server, frame), kwargs={"since": run.live_began - 1, "timeout_s": timeout_s})]
+            if frame.status == "created":
+                started.append(threading.Thread(target=vectors_wait, args=(server, frame), kwargs={"timeout_s": timeout_s}))
+            for watcher in started:
+                watcher.start()
+            watchers += started
+        run.live_ended = time.time()
+        run.load.append(os.getloadavg()[0])
+        for watcher in watchers:
+            watcher.join()
+        output, _ = importing.communicate()
+        run.import_s = time.time() - began
+        if importing.returncode:
+            sys.exit(f"the import failed ({importing.returncode}):\n{output}")
+        deadline = time.time() + drain_timeout_s
+        with tqdm(desc="(e) import drain", unit="frame") as bar:
+            while time.time() < deadline:
+                stored, read = import_counts(server)
+                bar.total, bar.n = stored, read
+                bar.refresh()
+                if read == stored:
+                    run.drained_at = time.time()
+                    break
+                time.sleep(1.0)
+    finally:
+        sampling.set()
+        sampler.join()
+        if importing.poll() is None:
+            importing.kill()
+            importing.wait()
+    run.stored = import_counts(server)[0]
+    with db_connect(server) as db:
+        run.turns = db.execute("SELECT count(*) FROM django_tasks_database_dbtaskresult WHERE priority = 100").fetchone()[0]
+        for device, into in ((LIVE_DEVICE, run.ocr_live), (IMPORT_DEVICE, run.ocr_import)):
+            into += [row[0] / 1000 for row in db.execute(
+                "SELECT o.elapsed_ms FROM frames_ocrresult o JOIN frames_frame f ON f.id = o.frame_id WHERE f.device_name = ?", [device]
+            )]
+
+
+def _read_at(run: ImportRun, moment: float) -> tuple[int, int]:
+    """(stored, read) of the import at the last sample taken by `moment`."""
+    taken = [(stored, read) for at, stored, read in run.samples if at <= moment]
+    return taken[-1] if taken else (0, 0)
+
+
+def _backlog_at(run: ImportRun, moment: float) -> int:
+    stored, read = _read_at(run, moment)
+    return stored - read
+
+
+def during_import_report(args, run: ImportRun, live: list[BenchFrame]) -> None:
+    stored = [f for f in live if f.status == "created"]
+    skipped = [f for f in live if f.status == "duplicate"]
+    print()
+    print(f"MyRecall ingest bench, (e) live frames during an import: {run.folder_frames} screenshots 1920x1080 imported "
+          f"(manage.py frames_import, taken yesterday), seed {args.seed}, {os.cpu_count()} cores; "
+          f"1-min load average {' -> '.join(f'{v:.1f}' for v in run.load)} over the live phase")
+    print(f"code: {code_state()}")
+    peak = max((_backlog_at(run, at) for at, _, _ in run.samples), default=0)
+    print(f"    import: {run.stored} stored, the command took {run.import_s:.0f} s; OCR backlog of imported frames at most {peak}")
+    live_s = run.live_ended - run.live_began
+    behind = sum(1 for f in live if _backlog_at(run, f.posted_at) > 0)
+    print(f"    live frames: one every {args.interval:g} s on device '{LIVE_DEVICE}' for {live_s:.0f} s: stored {len(stored)}, "
+          f"skipped as near-duplicates {len(skipped)}; posted while imported frames waited for OCR: {behind}")
+    times = [f.searchable_s for f in stored]
+    found = [t for t in times if t is not None]
+    p95 = pct_censored(times, 95)
+    print(f"    time-to-searchable of a live frame's new word: p50 {seconds_text(pct_censored(times, 50))}, "
+          f"p95 {seconds_text(p95)}, max found {max(found, default=float('nan')):.2f} s, not found within {args.timeout:g} s: "
+          f"{len(times) - len(found)}  [goal p95 <= {GOAL_SEARCHABLE_P95_S:g} s: {verdict(p95 <= GOAL_SEARCHABLE_P95_S)}]")
+    vectors = [f.vectors_s for f in stored]
+    print(f"    its vectors written (database) after: p50 {seconds_text(pct_censored(vectors, 50))}, p95 {seconds_text(pct_censored(vectors, 95))}")
+    print(f"    worker OCR s/frame: live p50 {pct(run.ocr_live, 50):.2f}, p95 {pct(run.ocr_live, 95):.2f}; "
+          f"imported p50 {pct(run.ocr_import, 50):.2f}, p95 {pct(run.ocr_import, 95):.2f}")
+    stored_then, read_before = _read_at(run, run.live_began)
+    stored_end, read_after = _read_at(run, run.live_ended)
+    during = read_after - read_before
+    print(f"    imported frames read during the live phase: {during} ({during / max(live_s, 1e-9) * 60:.1f}/min; "
+          f"{stored_end - read_after} of the {stored_end} stored by its end still to read)")
+    if run.drained_at is None:
+        print(f"    the import was not read to its end within {args.drain_timeout:g} s of the import command's end")
+    else:
+        after = run.drained_at - run.live_ended
+        left = stored_end - read_after + (run.stored - stored_end)
+        print(f"    the rest ({left} frames) was read {after:.0f} s after the live phase ended ({left / max(after, 1e-9):.2f} frames/s); "
+              f"import start to last frame read {run.drained_at - run.samples[0][0]:.0f} s")
+    from django.conf import settings
+
+    print(f"    tasks given a turn after waiting MYRECALL_TASK_TURN_S ({settings.TASK_TURN_S:g} s) while only higher ones ran: {run.turns}")
+
+
+def during_import_main(args, work: Path, server_env: dict[str, str]) -> None:
+    folder = work / "screenshots"
+    folder.mkdir()
+    run = ImportRun(folder_frames=import_folder_write(folder, count=args.during_import, seed=args.seed))
+    live = frames_render(count=args.live_frames, seed=args.seed, topics=False)
+    print("starting serve ...", flush=True)
+    with LiveServer(work / "data", env=server_env) as server:
+        print("waiting for the embedders to load ...", flush=True)
+        embedder_warm_up(server)
+        during_import_run(
+            server, live, folder, interval_s=args.interval, timeout_s=args.timeout, drain_timeout_s=args.drain_timeout, run=run
+        )
+    during_import_report(args, run, live)
+
+
 def text_recall(*, drawn: str, read: str) -> tuple[float, float]:
     """Share of the drawn English words and Chinese characters that OCR gave back (as multisets)."""
     scores = []
@@ -1033,6 +1256,11 @@ def main() -> None:
     parser.add_argument("--qualities", default="50,65,80,90,lossless", help="WebP qualities to compare OCR on in (d).")
     parser.add_argument("--quality-sample", type=int, default=8)
     parser.add_argument("--keep", action="store_true", help="Keep the temporary data dir.")
+    parser.add_argument("--during-import", type=int, default=0, metavar="N",
+                        help="Run only (e): live frames while a folder of N screenshots is imported.")
+    parser.add_argument("--live-frames", type=int, default=100, help="Live frames posted in (e).")
+    parser.add_argument("--drain-timeout", type=float, default=7200.0,
+                        help="In (e), seconds to wait after the import command for its frames to be read.")
     parser.add_argument(
         "--no-topics", action="store_true",
         help="No topics on the screens, no time-to-searchable by meaning: the frames of the keyword-only bench, byte for "
@@ -1058,8 +1286,11 @@ def main() -> None:
     if problems := topics_check():
         sys.exit("TOPICS are not sound:\n  " + "\n  ".join(problems))
 
-    figures = RunFigures(frames=frames_render(count=args.frames, seed=args.seed, topics=not args.no_topics))
     try:
+        if args.during_import:
+            during_import_main(args, work, server_env)
+            return
+        figures = RunFigures(frames=frames_render(count=args.frames, seed=args.seed, topics=not args.no_topics))
         print("starting serve ...", flush=True)
         with LiveServer(work / "data", env=server_env) as server:
             print("waiting for the embedders to load ...", flush=True)
