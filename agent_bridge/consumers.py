@@ -1,7 +1,7 @@
 """The Chat page's live agent turn over a websocket (ws/chat/agent/).
 
-The page sends {"action": "ask", "message", "session_id"?, "start_time"?, "end_time"?,
-"timezone"?} and {"action": "abort", "turn_id"}. The turn runs in a thread (the same events as
+The page sends {"action": "ask", ...the API's question (chat.schemas.ChatIn), mode "agent"} and
+{"action": "abort", "turn_id"}, each checked whole by its schema (agent_bridge.schemas). The turn runs in a thread (the same events as
 the API's SSE stream: "start", Pi's own events, then "final" or "error"); each event reaches
 this socket through the channel layer as {"event", "data"}."""
 
@@ -14,13 +14,16 @@ from asgiref.sync import sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from channels.layers import get_channel_layer
 from django.db import close_old_connections, connections
+from pydantic import ValidationError
 
+from agent_bridge.schemas import AbortIn, AskIn
 from agent_bridge.services import agent_abort
 from chat.modes import ChatQuery
+from chat.selectors import chat_query
 from chat.services import chat_answer_stream
 from myrecall.errors import ApplicationError
+from myrecall.inputs import errors_explained
 from myrecall.timezones import DEFAULT_TZ, TZ_COOKIE, timezone_parse
-from search.filters import filters_parse
 
 logger = logging.getLogger(__name__)
 
@@ -64,38 +67,24 @@ class AgentChatConsumer(AsyncWebsocketConsumer):
         except ValueError:
             await self._error("Not JSON.")
             return
-        action = message.get("action") if isinstance(message, dict) else None
-        if action == "abort":
-            turn_id = message.get("turn_id")
-            if isinstance(turn_id, int):
-                try:
-                    await sync_to_async(agent_abort)(turn_id=turn_id)
-                except ApplicationError as exc:
-                    await self._error(exc.message)
-            return
-        if action != "ask":
+        schema = {"ask": AskIn, "abort": AbortIn}.get(message.get("action") if isinstance(message, dict) else None)
+        if schema is None:
             await self._error("Unknown action; send ask or abort.")
             return
         try:
-            query = await sync_to_async(self._query)(message)
+            parsed = schema.model_validate(message)
+            if isinstance(parsed, AbortIn):
+                await sync_to_async(agent_abort)(turn_id=parsed.turn_id)
+                return
+            query = await sync_to_async(chat_query)(payload=parsed, zone=self.zone, origin=self.origin)
+        except ValidationError as exc:
+            await self._error(errors_explained(exc.errors())[0])
+            return
         except ApplicationError as exc:
             await self._error(exc.message)
             return
         loop = asyncio.get_running_loop()
         threading.Thread(target=_turn_run, args=(self.channel_name, query, loop), name="agent-turn-ws", daemon=True).start()
-
-    def _query(self, message: dict) -> ChatQuery:
-        text = str(message.get("message") or "").strip()
-        if not text:
-            raise ApplicationError("message is empty.", extra={"field": "message"})
-        filters = None
-        if message.get("start_time") is not None:
-            filters = filters_parse(
-                start_time=message.get("start_time"), end_time=message.get("end_time"), allow_empty=False, end_inclusive=False
-            )
-        zone = timezone_parse(message.get("timezone")) or self.zone
-        session_id = message.get("session_id") if isinstance(message.get("session_id"), int) else None
-        return ChatQuery(message=text, filters=filters, zone=zone, session_id=session_id, mode="agent", origin=self.origin)
 
     async def turn_event(self, event):
         await self.send(text_data=json.dumps({"event": event["event"], "data": event["data"]}, ensure_ascii=False))

@@ -1,4 +1,21 @@
+from typing import Literal
+
 from ninja import Schema
+
+from chat.schemas import ChatIn
+from myrecall.inputs import BodySchema
+
+
+class AskIn(ChatIn):
+    """A question sent over the chat page's agent socket: the API's question, with its action."""
+
+    action: Literal["ask"]
+    mode: Literal["agent"] = "agent"
+
+
+class AbortIn(BodySchema):
+    action: Literal["abort"]
+    turn_id: int
 
 
 class ToolCallOut(Schema):

@@ -2,37 +2,15 @@ from django.http import HttpRequest
 from ninja import Router
 
 from chat import selectors, services
-from chat.modes import ChatFailed, ChatQuery
+from chat.modes import ChatFailed
 from chat.schemas import ChatIn, ChatOut, SessionDetailOut, SessionOut, SessionsIn
 from myrecall.errors import ApplicationError
 from myrecall.inputs import StrictQuery
 from myrecall.schemas import responses
 from myrecall.sse import sse_response, wants_event_stream
-from myrecall.timezones import request_timezone, timezone_parse
-from search.filters import filters_parse
+from myrecall.timezones import request_timezone
 
 router = Router(tags=["chat"])
-
-
-def _query(request: HttpRequest, payload: ChatIn) -> ChatQuery:
-    filters = None
-    if payload.start_time is not None:
-        filters = filters_parse(
-            start_time=payload.start_time,
-            end_time=payload.end_time,
-            app_name=payload.app_name,
-            window_name=payload.window_name,
-            browser_url=payload.browser_url,
-            focused=payload.focused,
-            end_inclusive=False,
-        )
-    zone = timezone_parse(payload.timezone) if payload.timezone else request_timezone(request)
-    if payload.session_id is not None:
-        selectors.chat_session_get(session_id=payload.session_id)
-    return ChatQuery(
-        message=payload.message.strip(), filters=filters, zone=zone, session_id=payload.session_id, mode=payload.mode,
-        origin=request.build_absolute_uri("/"),
-    )
 
 
 @router.post("/chat", response=responses({200: ChatOut}, 404, 409, 502, 503))
@@ -41,7 +19,7 @@ def chat(request: HttpRequest, payload: ChatIn):
     and were read for the answer; the rest are dropped and listed. With `Accept: text/event-stream`
     the answer streams as server-sent events: `start`, `delta` ({text}) as it is written, then
     `final` (this response's body) or `error` ({message})."""
-    query = _query(request, payload)
+    query = selectors.chat_query(payload=payload, zone=request_timezone(request), origin=request.build_absolute_uri("/"))
     if wants_event_stream(request):
         return sse_response(request, services.chat_answer_stream(query=query))
     try:

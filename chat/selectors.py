@@ -4,9 +4,35 @@ from zoneinfo import ZoneInfo
 
 from chat.evidence import evidence_item, sampled_frame
 from chat.models import ChatMessage, ChatSession, ChatStatus
+from chat.modes import ChatQuery
 from chat.rendering import answer_html
+from chat.schemas import ChatIn
 from myrecall.errors import NotFound
 from myrecall.timezones import timezone_parse
+from search.filters import filters_parse
+
+
+def chat_query(*, payload: ChatIn, zone: ZoneInfo, origin: str) -> ChatQuery:
+    """A question as checked by ChatIn, made into what an answer mode takes: its range and filters
+    (a summary's range excludes its end), its zone (`zone` when it names none), its chat (404
+    when there is no such chat). `origin` is the address it came in on."""
+    filters = None
+    if payload.start_time is not None:
+        filters = filters_parse(
+            start_time=payload.start_time,
+            end_time=payload.end_time,
+            app_name=payload.app_name,
+            window_name=payload.window_name,
+            browser_url=payload.browser_url,
+            focused=payload.focused,
+            end_inclusive=False,
+        )
+    if payload.session_id is not None:
+        chat_session_get(session_id=payload.session_id)
+    return ChatQuery(
+        message=payload.message.strip(), filters=filters, zone=timezone_parse(payload.timezone) or zone,
+        session_id=payload.session_id, mode=payload.mode, origin=origin,
+    )
 
 
 def chat_session_get(*, session_id: int) -> ChatSession:

@@ -14,6 +14,7 @@ from chat.api import router as chat_router
 from frames.api import router as frames_router
 from myrecall.auth import API_AUTH, BearerToken
 from myrecall.errors import ApplicationError, error_body
+from myrecall.inputs import errors_explained
 from search.api import router as search_router
 
 logger = logging.getLogger(__name__)
@@ -67,24 +68,11 @@ def _application_error(request, exc: ApplicationError):
     return api.create_response(request, error_body(exc.message, exc.extra), status=exc.status_code)
 
 
-def _field(loc: list) -> str | None:
-    """("body", "payload", "message") -> "message"; ("query", "limit") -> "limit"."""
-    parts = [str(part) for part in loc[1:]]
-    if loc and loc[0] == "body":  # the operation's parameter name is not part of the body
-        parts = parts[1:]
-    return ".".join(parts) or None
-
-
-def _reason(err: dict) -> str:
-    return str(err.get("msg", "")).removeprefix("Value error, ")
-
-
 @api.exception_handler(ValidationError)
 def _validation_error(request, exc: ValidationError):
     """Input that is not what the operation's schema says: nothing was done; every problem listed."""
-    errors = [{"field": _field(err.get("loc", [])), "error": _reason(err)} for err in exc.errors]
-    said = "; ".join(f"{e['field']}: {e['error']}" if e["field"] else e["error"] for e in errors[:3])
-    return api.create_response(request, error_body(f"Invalid input, nothing was changed: {said}.", {"errors": errors}), status=400)
+    message, errors = errors_explained(exc.errors)
+    return api.create_response(request, error_body(message, {"errors": errors}), status=400)
 
 
 @api.exception_handler(MultiPartParserError)

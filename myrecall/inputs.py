@@ -8,6 +8,7 @@ whole against its schema before an operation runs, so that a malformed request c
 - `StrictQuery[...]` and `StrictForm[...]`: query parameters and form fields the operation does not
   declare are refused (a misspelt `app` beside a delete's range must not widen it to every app).
 - `EPOCH_MIN` and `EPOCH_MAX`: the epoch seconds a time may take (year 1970 to 9999).
+- `errors_explained`: validation errors as the message and list of the one error shape.
 - `TextBool`, `NullableTextBool`: a boolean in a query or form is the word true or false (the
   latter also takes "null" or nothing, how a form spells a JSON null, for not given)."""
 
@@ -116,3 +117,20 @@ def _text_null(value: Any) -> Any:
 
 TextBool = Annotated[bool, BeforeValidator(_text_bool)]  # a query's or form's boolean: true or false, not 1 or yes
 NullableTextBool = Annotated[bool | None, BeforeValidator(_text_bool), BeforeValidator(_text_null)]  # also "null" or empty: not given
+
+
+def _field(loc) -> str | None:
+    """("body", "payload", "message") -> "message"; ("query", "limit") -> "limit"; a
+    schema validated on its own (a websocket message) has no source: ("message",)."""
+    parts = [str(part) for part in loc]
+    if parts and parts[0] in {"body", "query", "form", "path", "file"}:
+        parts = parts[2:] if parts[0] == "body" else parts[1:]  # a body's operation parameter name is not in it
+    return ".".join(parts) or None
+
+
+def errors_explained(errors) -> tuple[str, list[dict]]:
+    """Pydantic's or ninja's validation errors as the one error shape's message and list."""
+    listed = [{"field": _field(err.get("loc", ())), "error": str(err.get("msg", "")).removeprefix("Value error, ")} for err in errors]
+    said = "; ".join(f"{e['field']}: {e['error']}" if e["field"] else e["error"] for e in listed[:3])
+    return f"Invalid input, nothing was changed: {said}.", listed
+

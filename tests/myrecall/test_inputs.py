@@ -7,11 +7,15 @@ import json
 import time
 
 import pytest
+from asgiref.sync import async_to_sync
+from channels.testing import WebsocketCommunicator
+from django.contrib.auth import get_user_model
 
 from agent_bridge.models import AgentTurn, TurnStatus
 from chat.models import ChatMessage, ChatRole, ChatSession
 from frames.models import Frame, FrameDeletion
 from frames.selectors import privacy_rules
+from myrecall.asgi import application
 from tests.conftest import post_frame, render_text_image
 
 pytestmark = pytest.mark.django_db
@@ -165,3 +169,37 @@ def test_an_abort_of_an_ended_turn_leaves_it_as_it_ended(api, stored):
     response = api.post(f"/api/v1/chat/turns/{stored['turn']}/abort")
     assert response.status_code == 200 and response.json()["status"] == "done"
     assert stored["snapshot"]() == stored["before"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_malformed_agent_question_on_the_chat_socket_is_refused_and_stores_nothing(client, settings):
+    """The chat page's agent socket reads its messages by the same schema as the API."""
+    settings.LLM_BASE_URL, settings.LLM_MODEL = "http://127.0.0.1:9/v1", "m"  # agent mode offered
+    user = get_user_model().objects.create_superuser("admin", password="a long enough password")
+    client.force_login(user)
+    headers = [(b"origin", b"http://127.0.0.1:8000"), (b"host", b"127.0.0.1:8000"),
+               (b"cookie", f"sessionid={client.cookies['sessionid'].value}".encode())]
+    sent = [
+        ("[1, 2]", "Unknown action"),
+        ('{"action": "ask"}', "message: Field required"),
+        ('{"action": "ask", "message": "hi", "start_time": "0"}', "start_time"),
+        ('{"action": "ask", "message": "hi", "mode": "summary"}', "mode"),
+        ('{"action": "ask", "message": "hi", "colour": "red"}', "colour"),
+        ('{"action": "abort", "turn_id": "7"}', "turn_id"),
+        ('{"action": "abort", "turn_id": 99999}', "does not exist"),
+    ]
+
+    async def scenario():
+        ws = WebsocketCommunicator(application, "/ws/chat/agent/", headers=headers)
+        connected, _ = await ws.connect()
+        assert connected
+        answers = []
+        for text, _ in sent:
+            await ws.send_to(text_data=text)
+            answers.append(json.loads(await ws.receive_from(timeout=10)))
+        await ws.disconnect()
+        return answers
+
+    for (text, word), answer in zip(sent, async_to_sync(scenario)()):
+        assert answer["event"] == "error" and word in answer["data"]["message"], (text, answer)
+    assert not ChatMessage.objects.exists()
