@@ -6,12 +6,15 @@ from django.http import FileResponse, Http404, HttpRequest, JsonResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
+from pydantic import ValidationError
 
 from frames import selectors, services, thumbnails, timeline
 from frames.api import IMAGE_CACHE_SECONDS, frame_image_response
 from frames.highlight import boxes_matching, boxes_of_snippet
+from frames.schemas import PrivacyRulesIn
 from myrecall.auth import BearerToken
 from myrecall.errors import ApplicationError, NotFound, error_body
+from myrecall.inputs import errors_explained
 from myrecall.timezones import day_bounds, local_time, request_timezone
 
 
@@ -232,20 +235,28 @@ def _lines(value: str) -> list[str]:
     return [line.strip() for line in value.splitlines() if line.strip()]
 
 
+PATTERN_FIELDS = ("excluded_apps", "excluded_windows", "excluded_urls")
+
+
 def settings_page(request: HttpRequest):
     """The privacy rules, edited as one pattern per line."""
     saved, error = False, ""
     if request.method == "POST":
+        # Checkboxes are absent when unticked; the pattern boxes are always sent by the page, so a
+        # post without one is not this form and changes nothing (it would clear those rules).
         fields = {
-            "excluded_apps": _lines(request.POST.get("excluded_apps", "")),
-            "excluded_windows": _lines(request.POST.get("excluded_windows", "")),
-            "excluded_urls": _lines(request.POST.get("excluded_urls", "")),
+            **{key: _lines(request.POST.get(key, "")) for key in PATTERN_FIELDS},
             "redact_secrets": bool(request.POST.get("redact_secrets")),
             "capture_paused": bool(request.POST.get("capture_paused")),
         }
+        missing = [key for key in PATTERN_FIELDS if key not in request.POST]
         try:
-            rules = services.privacy_update(**fields).to_json()
+            if missing:
+                raise ApplicationError(f"Nothing was saved: the form has no {', '.join(missing)}.")
+            rules = services.privacy_update(**PrivacyRulesIn(**fields).dict()).to_json()
             saved = True
+        except ValidationError as exc:
+            rules, error = fields, errors_explained(exc.errors())[0]
         except ApplicationError as exc:
             rules, error = fields, exc.message
     else:

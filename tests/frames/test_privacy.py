@@ -146,3 +146,17 @@ def test_the_settings_page_edits_the_rules(client, django_user_model):
     assert rules == PrivacyRules(apps=("1Password", "Signal"), windows=("*Private*",), urls=(), redact_secrets=True, capture_paused=False)
     assert exclusion_find(rules, app_name="signal") is not None
     assert "1Password\nSignal" in client.get("/settings").content.decode()
+
+
+@pytest.mark.django_db
+def test_a_settings_post_that_is_not_the_whole_form_changes_no_rule(client, django_user_model):
+    from frames.selectors import privacy_rules
+
+    client.force_login(django_user_model.objects.create_user(username="u", password="p"))
+    form = {"excluded_apps": "1Password", "excluded_windows": "*Private*", "excluded_urls": "bank.example", "redact_secrets": "on"}
+    assert client.post("/settings", form).status_code == 200
+    before = privacy_rules()
+    for post in ({}, {"excluded_apps": "1Password"}, {**form, "excluded_urls": "x" * 301}):
+        response = client.post("/settings", post)
+        assert response.status_code == 400 and b"Saved." not in response.content, post
+        assert privacy_rules() == before
