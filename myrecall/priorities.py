@@ -11,9 +11,11 @@ a level that goes TASK_TURN_S without a turn gets one (myrecall.worker.Turns), s
 TURN = 100
 # OCR of the newest frame each capture device sent as it was taken.
 OCR_LIVE = 20
-# Embedding the frames whose text was read, newest first (search.tasks.vectors_embed).
+# Embedding new text, newest frames first (search.tasks.vectors_embed); what is left owed after a
+# batch (a burst that outran the worker, a restore) goes on at BACKLOG until new text comes.
 VECTORS = 10
 # OCR of a live frame that a newer frame of its device overtook: after the newest, before the backlog.
 OCR_OVERTAKEN = 5
-# Everything else, first enqueued first: imports, the watched folder, resends, OCR retries, housekeeping.
+# Everything else, first enqueued first: imports, the watched folder, resends, OCR retries, the rest
+# of the vectors owed, housekeeping.
 BACKLOG = 0

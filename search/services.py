@@ -211,16 +211,19 @@ def frame_vectors_queue(*, frame: Frame) -> None:
     transaction.on_commit(vectors_embed_enqueue)
 
 
-def vectors_embed_enqueue(*, delay_s: float = 0) -> None:
-    """Queue an embedding task unless one is already waiting (it will take every pending frame),
-    after the OCR of live frames and before the backlog's."""
+def vectors_embed_enqueue(*, delay_s: float = 0, priority: int = priorities.VECTORS) -> None:
+    """Queue an embedding task (it takes the newest frames owed first) at this priority: new
+    text goes after the OCR of live frames and before the backlog's. One already waiting is
+    enough (it takes every frame owed in turn); it is raised to this priority if below."""
     from django_tasks_db.models import DBTaskResult
 
     from search.tasks import vectors_embed
 
-    if DBTaskResult.objects.filter(task_path=vectors_embed.module_path, status="READY").exists():
+    waiting = DBTaskResult.objects.filter(task_path=vectors_embed.module_path, status="READY")
+    if waiting.exists():
+        waiting.filter(priority__lt=priority).update(priority=priority)
         return
-    task = vectors_embed.using(priority=priorities.VECTORS)
+    task = vectors_embed.using(priority=priority)
     if delay_s and task.get_backend().supports_defer:
         task = task.using(run_after=timezone.now() + timedelta(seconds=delay_s))
     task.enqueue()

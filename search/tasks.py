@@ -3,6 +3,7 @@ import threading
 
 from django_tasks import task
 
+from myrecall import priorities
 from search.embeddings import EmbeddingError, embedder_warm_up
 from search.services import EMBED_BATCH_FRAMES_WORKER, frames_vectors_requeue, vectors_embed_enqueue, vectors_embed_pending
 from search.selectors import vectors_warm
@@ -16,8 +17,9 @@ RETRY_AFTER_S = 30
 
 @task(queue_name="embed")
 def vectors_embed() -> int:
-    """Embed a batch of the frames owed to the vector index; queue the next batch while some are
-    left. When the embedder or the index fails, the frames stay owed and are tried again later."""
+    """Embed a batch of the newest frames owed to the vector index; queue the next batch while
+    some are left, with the backlog (a burst that outran the worker, a restore: new text raises
+    it again). When the embedder or the index fails, the frames stay owed and are tried again later."""
     try:
         written, pending = vectors_embed_pending(limit=EMBED_BATCH_FRAMES_WORKER, newest_first=True)
     except (EmbeddingError, VectorError) as exc:
@@ -25,7 +27,7 @@ def vectors_embed() -> int:
         vectors_embed_enqueue(delay_s=RETRY_AFTER_S)
         return 0
     if pending:
-        vectors_embed_enqueue()
+        vectors_embed_enqueue(priority=priorities.BACKLOG)
     return written
 
 

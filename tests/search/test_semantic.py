@@ -12,10 +12,12 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.db import connection, transaction
 from django.utils import timezone
+from django_tasks_db.models import DBTaskResult
 
 from frames.models import Frame, OcrResult, OcrStatus
 from frames.signals import frame_text_ready
-from search import selectors, services
+from myrecall import priorities
+from search import selectors, services, tasks
 from search.embeddings import EmbeddingError
 from search.filters import Filters
 from search.models import FrameVectors, VectorStatus
@@ -343,3 +345,23 @@ def test_the_timeline_says_when_indexing_lags(vectors, client, django_user_model
     services.vectors_embed_pending()
     page = client.get("/", {"date": datetime.fromtimestamp(T0, tz=dt_timezone.utc).date().isoformat()}).content.decode()
     assert "Indexing is behind" not in page and LAG_NOTICE_S > 0
+
+
+def test_new_text_is_embedded_newest_first_ahead_of_the_backlog_and_what_is_left_waits_with_it(vectors, django_capture_on_commit_callbacks):
+    def queued() -> list[int]:
+        return list(DBTaskResult.objects.filter(task_path=tasks.vectors_embed.module_path, status="READY").values_list("priority", flat=True))
+
+    owed = [frame_add(60 * n, "Code", f"notes {n}", f"restored screen {n}") for n in range(services.EMBED_BATCH_FRAMES_WORKER + 3)]
+    with django_capture_on_commit_callbacks(execute=True):
+        newest = frame_add(3600, "Slack", "#general", "the screen just read")
+    assert queued() == [priorities.VECTORS]
+
+    DBTaskResult.objects.ready().get_locked().claim("worker")
+    assert tasks.vectors_embed.call() == services.EMBED_BATCH_FRAMES_WORKER
+    done = set(FrameVectors.objects.filter(status=VectorStatus.DONE).values_list("frame_id", flat=True))
+    assert newest in done and done == {newest, *owed[-(services.EMBED_BATCH_FRAMES_WORKER - 1):]}
+    # The rest goes on with the backlog, until new text raises it again.
+    assert queued() == [priorities.BACKLOG]
+    with django_capture_on_commit_callbacks(execute=True):
+        frame_add(3660, "Slack", "#general", "another screen just read")
+    assert queued() == [priorities.VECTORS]
