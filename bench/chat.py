@@ -48,7 +48,7 @@ REPO = Path(__file__).resolve().parent.parent
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from bench import screens  # noqa: E402
+from tests import screens  # noqa: E402
 from bench.scripted_llm import (  # noqa: E402
     BARE_INVALID,
     BARE_VALID,

@@ -38,7 +38,7 @@ REPO = Path(__file__).resolve().parent.parent
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from bench import screens  # noqa: E402
+from tests import screens  # noqa: E402
 from bench.search_keyword import APPS, EN_WORK, PHASH, Corpus, bench_data_dir, database_create, rows_write  # noqa: E402
 
 ZONE = ZoneInfo("Europe/Berlin")
