@@ -13,10 +13,10 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from capture.screen import Screen, shot_png
+from capture.screen import Screen, ScreenError, shot_png
 from capture.server import Outcome, Server
 from capture.spool import Spool
-from capture.x11 import FocusReader
+from capture.x11 import FocusReader, X11Error
 from myrecall.privacy_rules import PrivacyRules, exclusion_find
 
 logger = logging.getLogger("capture")
@@ -24,8 +24,8 @@ logger = logging.getLogger("capture")
 RULES_REFRESH_S = 30.0
 BACKOFF_MAX_S = 30.0
 
-# Exit codes
-EXIT_OK, EXIT_USAGE, EXIT_BAD_TOKEN, EXIT_NOT_MYRECALL = 0, 2, 3, 4
+# Exit codes (README "Capture"): 0 also after SIGINT or SIGTERM
+EXIT_OK, EXIT_USAGE, EXIT_BAD_TOKEN, EXIT_NOT_MYRECALL, EXIT_DISPLAY_LOST = 0, 2, 3, 4, 5
 
 
 def state_dir_default() -> Path:
@@ -48,6 +48,7 @@ class Config:
     spool_bytes: int = 500 * 2**20
     display: str | None = None
     local_rules: PrivacyRules = field(default_factory=PrivacyRules)
+    report_s: float = 60.0  # how often the "last minute" line is logged
 
 
 class Fatal(Exception):
@@ -68,6 +69,8 @@ class Client:
         self.fatal: Fatal | None = None
         self.server_rules = self._rules_cached()
         self.sent = self.captured = self.skipped_unchanged = self.skipped_excluded = 0
+        self._reported = (0, 0, 0)  # sent, unchanged, excluded at the last report
+        self.stopped_by: str | None = None  # the signal's name
         self._last_checksum: int | None = None
         self._last_excluded: str | None = None
         self._paused_said: bool | None = None
@@ -140,6 +143,7 @@ class Client:
     def capture_once(self, screen: Screen, focus: FocusReader) -> str:
         """One tick: what it did ("sent to spool", "unchanged", "excluded", "paused")."""
         if reason := self.paused():
+            focus.alive_check()  # nothing is read while paused, but a lost display still ends the client
             if self._paused_said != reason:
                 logger.info("%s", reason)
             self._paused_said = reason
@@ -157,7 +161,11 @@ class Client:
             return "excluded"
         self._last_excluded = None
         taken_ns = time.time_ns()
-        shot = screen.grab()
+        try:
+            shot = screen.grab()
+        except ScreenError:
+            focus.alive_check()  # mss reports a lost display as any error; the X connection says which
+            raise
         if shot.checksum == self._last_checksum:
             self.skipped_unchanged += 1
             return "unchanged"
@@ -217,33 +225,66 @@ class Client:
 
     # Run --------------------------------------------------------------------------------------
 
+    def report_line(self) -> str:
+        """What the last report period did: frames sent, skipped, excluded, and what waits."""
+        now = (self.sent, self.skipped_unchanged, self.skipped_excluded)
+        sent, unchanged, excluded = (a - b for a, b in zip(now, self._reported))
+        self._reported = now
+        period = "minute" if self.config.report_s == 60 else f"{self.config.report_s:g} s"
+        waiting = f"{self.spool.count()} waiting in the spool"
+        if self._down:
+            waiting += f" ({self.config.url} cannot be reached)"
+        paused = f"{reason}; " if (reason := self.paused()) else ""
+        return (
+            f"last {period}: {paused}{sent} frame(s) sent, {unchanged} skipped as unchanged, "
+            f"{excluded} excluded by privacy rules, {waiting}"
+        )
+
+    def _stop_on_signal(self, signum, _frame) -> None:
+        self.stopped_by = signal.Signals(signum).name
+        self.stopping.set()
+
+    def _spool_kept(self) -> str:
+        count = self.spool.count()
+        if not count:
+            return "nothing waits in the spool"
+        return f"{count} frame(s) kept in the spool {self.spool.dir}, sent at the next start"
+
     def run(self) -> int:
+        # Explicit handlers: a shell starts background jobs with SIGINT ignored, and then Python
+        # installs no KeyboardInterrupt; either signal ends the loop with the spool kept.
+        signal.signal(signal.SIGINT, self._stop_on_signal)
+        signal.signal(signal.SIGTERM, self._stop_on_signal)
         self.rules_refresh()  # a bad token or URL stops here, before anything is captured
         focus = FocusReader(self.config.display)
         screen = Screen(monitor=self.config.monitor, display_name=self.config.display)
         uploader = threading.Thread(target=self.upload_loop, name="uploader", daemon=True)
         uploader.start()
-        signal.signal(signal.SIGTERM, lambda *_: self.stopping.set())
         signal.signal(signal.SIGUSR1, lambda *_: self.pause_toggle())
         logger.info(
             "capturing monitor %d (%dx%d) every %.1f s as %r to %s; spool %s",
             self.config.monitor, screen.area["width"], screen.area["height"], self.config.interval_s,
             self.config.device_name, self.config.url, self.spool.dir,
         )
+        display_lost = None
         try:
-            next_tick = time.monotonic()
+            next_tick = next_report = time.monotonic()
+            next_report += self.config.report_s
             while not self.stopping.is_set():
                 try:
                     self.capture_once(screen, focus)
-                except OSError as exc:
+                except (OSError, ScreenError) as exc:
                     logger.warning("capture failed: %s", exc)
+                if time.monotonic() >= next_report:
+                    next_report += self.config.report_s
+                    logger.info("%s", self.report_line())
                 next_tick += self.config.interval_s
                 delay = next_tick - time.monotonic()
                 if delay < 0:  # fell behind (a suspended machine): start again from now
                     next_tick, delay = time.monotonic(), 0
                 self.stopping.wait(delay)
-        except KeyboardInterrupt:
-            pass
+        except X11Error as exc:
+            display_lost = exc
         finally:
             self.stopping.set()
             uploader.join(timeout=35)
@@ -251,7 +292,12 @@ class Client:
             focus.close()
         if self.fatal:
             raise self.fatal
-        logger.info("stopped: %d captured, %d sent, %d still spooled", self.captured, self.sent, self.spool.count())
+        if display_lost:
+            raise Fatal(EXIT_DISPLAY_LOST, f"stopped: {display_lost}; {self._spool_kept()} (exit code {EXIT_DISPLAY_LOST})")
+        logger.info(
+            "stopped by %s: %d frame(s) sent; %s (exit code %d)",
+            self.stopped_by, self.sent, self._spool_kept(), EXIT_OK,
+        )
         return EXIT_OK
 
     def pause_toggle(self) -> None:

@@ -6,6 +6,7 @@ import zlib
 from dataclasses import dataclass
 
 import mss
+from mss.exception import ScreenShotError
 from PIL import Image
 
 
@@ -15,6 +16,10 @@ class Shot:
     height: int
     bgra: bytes
     checksum: int
+
+
+class ScreenError(Exception):
+    """A screenshot failed (the reason, as mss gives it)."""
 
 
 class Screen:
@@ -28,12 +33,18 @@ class Screen:
         self.area = monitors[monitor]
 
     def grab(self) -> Shot:
-        raw = self._mss.grab(self.area)
+        try:
+            raw = self._mss.grab(self.area)
+        except Exception as exc:  # mss 10 reports a lost X connection as a bare AssertionError
+            raise ScreenError(f"the screenshot failed: {exc!r}") from exc
         data = bytes(raw.bgra)
         return Shot(width=raw.width, height=raw.height, bgra=data, checksum=zlib.crc32(data))
 
     def close(self) -> None:
-        self._mss.close()
+        try:
+            self._mss.close()
+        except ScreenShotError:
+            pass  # the display is gone already
 
 
 def shot_png(shot: Shot) -> bytes:

@@ -30,7 +30,20 @@ class FocusReader:
         }
 
     def close(self) -> None:
-        self.display.close()
+        try:
+            self.display.close()
+        except (error.ConnectionClosedError, OSError):
+            pass  # the display is gone already
+
+    def alive_check(self) -> None:
+        """One round trip to the X server; X11Error when the display went away."""
+        try:
+            self.display.get_input_focus()
+        except (error.ConnectionClosedError, OSError) as exc:
+            raise self._gone(exc) from exc
+
+    def _gone(self, exc: Exception) -> X11Error:
+        return X11Error(f"the X display {self.display.get_display_name()} went away ({exc})")
 
     def _active(self):
         """The focused top-level window: the window manager's _NET_ACTIVE_WINDOW, or (no
@@ -85,4 +98,4 @@ class FocusReader:
         except error.XError:
             return FocusedWindow(app_name="", title="")  # the window closed while it was read
         except (error.ConnectionClosedError, OSError) as exc:
-            raise X11Error(f"the X display went away: {exc}") from exc
+            raise self._gone(exc) from exc

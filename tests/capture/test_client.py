@@ -1,8 +1,11 @@
 """The capture client for real: a Tk window on Xvfb showing known words, captured by
 `python -m capture`, posted to a live server, read by its OCR and found by search with the
-window's app and title; the spool while the server is down; exclusions; pause; bad settings."""
+window's app and title; the spool while the server is down; exclusions; pause; bad settings;
+the periodic report line; how SIGINT, SIGTERM and a lost display end it."""
 
 import json
+import re
+import signal
 import subprocess
 import sys
 import threading
@@ -25,23 +28,56 @@ def server(tmp_path_factory):
 
 
 class Client:
-    def __init__(self, desktop, state: Path, *, url: str, token: str, args=()):
+    def __init__(self, desktop, state: Path, *, url: str, token: str, args=(), sigint_ignored=False):
         self.state = state
         self.log = state.parent / f"{state.name}.log"
+        self.log_start = self.log.stat().st_size if self.log.exists() else 0  # a restart appends to the log
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "capture", "--url", url, "--token", token, "--interval", "1",
              "--state-dir", str(state), "--device", "desk", *args],
             cwd=REPO, env=desktop.env, stdout=open(self.log, "a"), stderr=subprocess.STDOUT,
+            # As a shell starts a background job (`... &`): SIGINT ignored, inherited through exec.
+            preexec_fn=(lambda: signal.signal(signal.SIGINT, signal.SIG_IGN)) if sigint_ignored else None,
         )
 
     def output(self) -> str:
-        return self.log.read_text()
+        """What this run of the client wrote."""
+        with open(self.log, "rb") as fh:
+            fh.seek(self.log_start)
+            return fh.read().decode()
+
+    def reports(self) -> list[dict]:
+        """The periodic report lines so far, as numbers."""
+        return [
+            {"sent": int(m[1]), "unchanged": int(m[2]), "excluded": int(m[3]), "spooled": int(m[4]), "line": m[0]}
+            for m in REPORT.finditer(self.output())
+        ]
+
+    def reports_wait(self, count: int, timeout_s: float = 60) -> list[dict]:
+        deadline = time.time() + timeout_s
+        while len(self.reports()) < count and time.time() < deadline and self.proc.poll() is None:
+            time.sleep(0.3)
+        assert len(self.reports()) >= count, self.output()
+        return self.reports()
+
+    def ended(self, timeout_s: float = 60) -> tuple[int, list[str]]:
+        """The exit code and the lines written after the last report line."""
+        code = self.proc.wait(timeout=timeout_s)
+        lines = self.output().splitlines()
+        last_report = max((i for i, line in enumerate(lines) if REPORT.search(line)), default=-1)
+        return code, lines[last_report + 1:]
 
     def stop(self) -> int:
         if self.proc.poll() is None:
             self.proc.terminate()
             self.proc.wait(timeout=60)
         return self.proc.returncode
+
+
+REPORT = re.compile(
+    r"last \d+ s: (?:[^;]*; )?(\d+) frame\(s\) sent, (\d+) skipped as unchanged, (\d+) excluded by privacy rules, "
+    r"(\d+) waiting in the spool.*"
+)
 
 
 def found(server, word: str, timeout_s: float = 60) -> list[dict]:
@@ -191,3 +227,50 @@ def test_a_bad_token_or_address_stops_with_a_clear_message_and_exit_code(desktop
     assert not_http.returncode == 2 and "not an http(s) address" in not_http.stderr
     no_token = run_client(desktop, tmp_path, "--url", server.url)
     assert no_token.returncode == 2 and "no token" in no_token.stderr
+
+
+def test_a_line_every_report_period_says_what_was_sent_skipped_and_excluded(desktop, server, tmp_path):
+    desktop.show("Reportword meadow", title="Report — Memowin")
+    client = Client(desktop, tmp_path / "state", url=server.url, token=server.token, args=["--report-every", "3"])
+    try:
+        reports = client.reports_wait(2)
+        assert sum(r["sent"] for r in reports) >= 1 and reports[-1]["spooled"] == 0, client.output()
+        # A window that does not change is skipped, and said to be.
+        assert any(r["unchanged"] >= 1 for r in client.reports_wait(3)), client.output()
+    finally:
+        assert client.stop() == 0
+    client = Client(desktop, tmp_path / "state", url=server.url, token=server.token, args=["--report-every", "3", "--exclude-app", APP])
+    try:
+        assert client.reports_wait(2)[-1]["excluded"] >= 2, client.output()
+    finally:
+        assert client.stop() == 0
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_sigint_to_a_background_client_or_sigterm_ends_it_with_one_line_and_the_spool_kept(desktop, tmp_path, sig):
+    desktop.show("Signalword pebble", title="Signals — Memowin")
+    state = tmp_path / "state"
+    # No server: what it captures waits in the spool.
+    client = Client(desktop, state, url=f"http://127.0.0.1:{port_pick()}", token="placeholder",
+                    args=["--report-every", "2"], sigint_ignored=True)
+    spooled = client.reports_wait(1)[-1]["spooled"]
+    assert spooled >= 1 and "cannot be reached" in client.reports()[-1]["line"], client.output()
+    client.proc.send_signal(sig)
+    code, after = client.ended()
+    assert code == 0 and len(after) == 1, client.output()
+    kept = len(list((state / "spool").glob("*.png")))
+    assert kept >= spooled
+    assert f"stopped by {sig.name}: 0 frame(s) sent; {kept} frame(s) kept in the spool" in after[0] and "(exit code 0)" in after[0]
+
+
+def test_a_lost_display_ends_the_client_with_one_line_and_exit_code_5(desktop, tmp_path):
+    desktop.show("Displayword lantern", title="Display — Memowin")
+    state = tmp_path / "state"
+    client = Client(desktop, state, url=f"http://127.0.0.1:{port_pick()}", token="placeholder", args=["--report-every", "2"])
+    assert client.reports_wait(1)[-1]["spooled"] >= 1, client.output()
+    desktop.xvfb.kill()
+    code, after = client.ended()
+    kept = len(list((state / "spool").glob("*.png")))
+    assert code == 5 and len(after) == 1 and kept >= 1, client.output()
+    assert f"the X display {desktop.display} went away" in after[0]
+    assert f"{kept} frame(s) kept in the spool" in after[0] and "(exit code 5)" in after[0]
