@@ -42,6 +42,7 @@ env = environ.Env(
     EMBEDDINGS_MAX_TOKENS=(int, 0),
     EMBEDDINGS_THREADS=(int, 1),
     CHROMA_URL=(str, ""),
+    CHROMA_TOKEN=(str, ""),
     MYRECALL_SEARCH_MODE=(str, "hybrid"),
     MYRECALL_SEMANTIC_MIN_SIMILARITY=(float, None),
     LLM_BASE_URL=(str, ""),
@@ -244,6 +245,9 @@ EMBEDDINGS_MAX_TOKENS = env("EMBEDDINGS_MAX_TOKENS")
 EMBEDDINGS_THREADS = env("EMBEDDINGS_THREADS")
 # Vector index (search/vectors.py): Chroma in the data dir, or a Chroma server when CHROMA_URL is set.
 CHROMA_URL = env("CHROMA_URL")
+# The key that server asks for, sent as "Authorization: Bearer <key>" (empty: none). The embedded
+# server's key is made for it and kept in DATA_DIR/chroma/server.key.
+CHROMA_TOKEN = env("CHROMA_TOKEN")
 # What /api/v1/search does when no mode is given: hybrid, keyword or semantic.
 SEARCH_MODE = env("MYRECALL_SEARCH_MODE")
 # A frame is a semantic match when its text is at least this similar to the query (cosine, -1 to 1):

@@ -3,7 +3,8 @@
 Where the index lives, in this order:
 - CHROMA_URL set: a Chroma server the user runs (scale-out).
 - Else the embedded server that `serve` runs on the data dir (`manage.py vector_server`),
-  found through the address file it writes (DATA_DIR/chroma/server.json). Chroma's local
+  found through the address file it writes (DATA_DIR/chroma/server.json), and asking for the
+  key kept beside it (DATA_DIR/chroma/server.key, this user's alone). Chroma's local
   client keeps its vector graph in the memory of the process that opened it and never sees
   what another process writes, so the web server and the worker (two processes) must share
   one server rather than each open the files.
@@ -29,11 +30,13 @@ import json
 import logging
 import os
 import re
+import secrets
 import shutil
 import sqlite3
 import sys
 import threading
 import time
+import urllib.error
 import urllib.request
 from dataclasses import dataclass
 from datetime import datetime
@@ -75,6 +78,46 @@ def server_file() -> Path:
     return vectors_dir() / "server.json"
 
 
+def server_key_file() -> Path:
+    return vectors_dir() / "server.key"
+
+
+# What vector_server_key_ensure writes (token_urlsafe); Chroma compares the file's text whole, newline included.
+_KEY = re.compile(r"[A-Za-z0-9_-]{32,}")
+
+
+def vector_server_key_ensure() -> Path:
+    """The embedded vector server's key file: a random key made once, readable by this user alone,
+    written whole then renamed in place (the vector server calls it, holding the index's lock)."""
+    path = server_key_file()
+    try:
+        if _KEY.fullmatch(path.read_text()):
+            os.chmod(path, 0o600)
+            return path
+    except FileNotFoundError:
+        pass
+    tmp = path.with_name(path.name + ".tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as handle:
+        os.fchmod(fd, 0o600)  # a leftover .tmp keeps its old mode through O_CREAT
+        handle.write(secrets.token_urlsafe(32))  # no newline: the server reads the key with it
+        handle.flush()
+        os.fsync(fd)
+    tmp.replace(path)
+    return path
+
+
+def _server_token() -> str | None:
+    """The key the vector server asks for: CHROMA_TOKEN for a server of the user's (none when
+    unset), the key file for the embedded one."""
+    if settings.CHROMA_URL:
+        return settings.CHROMA_TOKEN or None
+    try:
+        return server_key_file().read_text()
+    except OSError as exc:
+        raise VectorError(f"the vector server's key cannot be read ({exc})") from exc
+
+
 def backend_describe() -> str:
     """Where the index lives, for the status API: "chroma server <url>" or "chroma files <path>"."""
     url = _server_url()
@@ -93,10 +136,33 @@ def _server_url() -> str | None:
     return info.get("url")
 
 
-def _settings():
+TOKEN_CLIENT = "chromadb.auth.token_authn.TokenAuthClientProvider"
+
+
+def _settings(token: str | None = None):
     from chromadb.config import Settings
 
-    return Settings(anonymized_telemetry=False, allow_reset=False)
+    # Chroma's token provider sends "Authorization: Bearer <key>", which an auth proxy in front of a server takes too.
+    auth = {"chroma_client_auth_provider": TOKEN_CLIENT, "chroma_client_auth_credentials": token} if token else {}
+    return Settings(anonymized_telemetry=False, allow_reset=False, **auth)
+
+
+
+def _key_refused(answer: str) -> VectorError:
+    where = "CHROMA_TOKEN" if settings.CHROMA_URL else f"the key in {server_key_file()} (restarting `serve` gives it to the server)"
+    return VectorError(f"the vector server refused the key: {answer}; check {where}")
+
+
+def _refused(exc: Exception) -> bool:
+    from chromadb.errors import AuthorizationError, ChromaAuthError
+
+    return isinstance(exc, (ChromaAuthError, AuthorizationError))
+
+
+def _failure(what: str, exc: Exception) -> VectorError:
+    if _refused(exc):
+        return _key_refused(f"{type(exc).__name__}: {exc}")
+    return VectorError(f"the vector index failed to {what}: {type(exc).__name__}: {exc}")
 
 
 def _client(*, write: bool = False):
@@ -109,19 +175,23 @@ def _client(*, write: bool = False):
     if url and not settings.CHROMA_URL and not (vectors_dir() / "db").exists():
         raise VectorError(f"the vector index files in {vectors_dir() / 'db'} are gone; `manage.py reindex --vectors` rebuilds them")
     if url:
-        if url not in _clients:
+        token = _server_token()
+        key = f"{url} {token}"  # a new key (a key file made again) needs a new client
+        if key not in _clients:
             parts = urlparse(url)
             try:
-                _clients[url] = chromadb.HttpClient(
+                _clients[key] = chromadb.HttpClient(
                     host=parts.hostname or "127.0.0.1",
                     port=parts.port or (443 if parts.scheme == "https" else 80),
                     ssl=parts.scheme == "https",
-                    settings=_settings(),
+                    settings=_settings(token),
                 )
-                _remote_clients.add(id(_clients[url]))
+                _remote_clients.add(id(_clients[key]))
             except Exception as exc:
+                if _refused(exc):
+                    raise _failure("connect", exc) from exc
                 raise VectorError(f"the vector server at {url} does not answer ({exc})") from exc
-        return _clients[url]
+        return _clients[key]
     path = vectors_dir() / "db"
     key = str(path)
     if key in _clients and not path.exists():
@@ -210,6 +280,27 @@ def vectors_compact() -> tuple[int, int]:
     return removed, max(0, before - after)
 
 
+def vector_server_process(*, port: int) -> tuple[list[str], dict[str, str]]:
+    """The command line and environment of the embedded vector server: Chroma's Python server
+    (its Rust one, `chroma run`, checks no key: chroma-core/chroma#4965) on 127.0.0.1, on the data
+    dir's files, refusing every request but its heartbeat without the key of server_key_file()
+    (given by file: a command line is readable by every account)."""
+    from chromadb.config import Settings
+
+    # Chroma reads its settings from the environment: the user's own CHROMA_* variables must not reach it.
+    inherited = {name: value for name, value in os.environ.items() if name.lower() not in Settings.model_fields}
+    env = {
+        **inherited,
+        "ANONYMIZED_TELEMETRY": "False",
+        "IS_PERSISTENT": "TRUE",
+        "PERSIST_DIRECTORY": str(vectors_dir() / "db"),
+        "CHROMA_SERVER_AUTHN_PROVIDER": "chromadb.auth.token_authn.TokenAuthenticationServerProvider",
+        "CHROMA_SERVER_AUTHN_CREDENTIALS_FILE": str(vector_server_key_ensure()),
+    }
+    argv = [sys.executable, "-m", "uvicorn", "chromadb.app:app", "--host", "127.0.0.1", "--port", str(port), "--no-access-log"]
+    return argv, env
+
+
 def vector_server_command() -> list[str] | None:
     """How `serve` runs the shared vector server; None when CHROMA_URL names one elsewhere."""
     if settings.CHROMA_URL:
@@ -267,7 +358,7 @@ def _call(what: str, fn, *, write: bool = False):
             raise
         except Exception as exc:
             _forget_collections()  # a collection may be gone, or the server restarted
-            raise VectorError(f"the vector index failed to {what}: {type(exc).__name__}: {exc}") from exc
+            raise _failure(what, exc) from exc
 
 
 def _unlocked(what: str, fn):
@@ -277,7 +368,7 @@ def _unlocked(what: str, fn):
     except Exception as exc:
         with _lock:
             _forget_collections()
-        raise VectorError(f"the vector index failed to {what}: {type(exc).__name__}: {exc}") from exc
+        raise _failure(what, exc) from exc
 
 
 # Collections and the list of their names, kept per client: each lookup is a round trip to the
@@ -464,12 +555,24 @@ def day_query(*, embedder_key: str, day: int, embedding: list[float], n: int, fr
 
 
 def vectors_health() -> tuple[bool, str]:
-    """Whether the index answers, and how it is, in words."""
+    """Whether the index answers, and how it is, in words. A server is asked who the key is (a
+    heartbeat needs no key): a refused key is told apart from a server that is down."""
     url = _server_url()
     if url:
         try:
-            with urllib.request.urlopen(f"{url.rstrip('/')}/api/v2/heartbeat", timeout=2) as response:
+            token = _server_token()
+        except VectorError as exc:
+            return False, str(exc)
+        request = urllib.request.Request(
+            f"{url.rstrip('/')}/api/v2/auth/identity", headers={"Authorization": f"Bearer {token}"} if token else {}
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=2) as response:
                 response.read()
+        except urllib.error.HTTPError as exc:
+            if exc.code in (401, 403):
+                return False, str(_key_refused(f"{url} answered {exc.code} {exc.reason}"))
+            return False, f"the vector server at {url} answered {exc.code} {exc.reason}"
         except OSError as exc:
             return False, f"the vector server at {url} does not answer ({exc})"
         return True, "ok"

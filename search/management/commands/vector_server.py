@@ -3,21 +3,21 @@ import os
 import signal
 import socket
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from search.vectors import VectorError, server_file, vector_server_lock, vectors_compact, vectors_dir
+from search.vectors import VectorError, server_file, vector_server_lock, vector_server_process, vectors_compact, vectors_dir
 
 CHECK_S = 1.0
 
 
 class Command(BaseCommand):
     help = (
-        "Run the vector index (a Chroma server on 127.0.0.1) on the data dir, for the web server and the "
-        "worker to share; `serve` runs it. Not needed when CHROMA_URL names a server of your own."
+        "Run the vector index (a Chroma server on 127.0.0.1 that asks for the key in the data dir's "
+        "chroma/server.key) on the data dir, for the web server and the worker to share; `serve` runs it. "
+        "Not needed when CHROMA_URL names a server of your own."
     )
 
     def add_arguments(self, parser):
@@ -39,7 +39,6 @@ class Command(BaseCommand):
 
         for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
             signal.signal(sig, on_signal)
-        chroma = Path(sys.executable).with_name("chroma")
         db = vectors_dir() / "db"
         child = None
         try:
@@ -47,7 +46,7 @@ class Command(BaseCommand):
                 if child is None or child.poll() is not None:
                     if child is not None:
                         self.stderr.write(f"the vector server exited with {child.returncode}; starting it again")
-                    child, url = _start(chroma, db, port)
+                    child, url = _start(db, port)
                     if not _wait(url, child):
                         self.stderr.write("the vector server did not answer within 30 s")
                     _announce(url)
@@ -73,17 +72,12 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
-def _start(chroma: Path, db: Path, port: int) -> tuple[subprocess.Popen, str]:
+def _start(db: Path, port: int) -> tuple[subprocess.Popen, str]:
     db.mkdir(mode=0o700, parents=True, exist_ok=True)
     port = port or _free_port()
-    log = open(db.parent / "server.log", "ab")
-    child = subprocess.Popen(
-        [str(chroma), "run", "--path", str(db), "--host", "127.0.0.1", "--port", str(port)],
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        env={**os.environ, "ANONYMIZED_TELEMETRY": "False"},
-        preexec_fn=_die_with_parent,
-    )
+    argv, env = vector_server_process(port=port)
+    with open(db.parent / "server.log", "ab") as log:
+        child = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, env=env, preexec_fn=_die_with_parent)
     return child, f"http://127.0.0.1:{port}"
 
 
