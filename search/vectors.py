@@ -96,6 +96,7 @@ def vector_server_key_ensure() -> Path:
             return path
     except FileNotFoundError:
         pass
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w") as handle:
@@ -280,15 +281,20 @@ def vectors_compact() -> tuple[int, int]:
     return removed, max(0, before - after)
 
 
+# The environment variables Chroma's server reads as its settings (the fields of chromadb.config.Settings),
+# matched here without importing Chroma (80 MB): a user's own must not reach the embedded server.
+CHROMA_SETTINGS_ENV = re.compile(
+    r"(?i)chroma_\w*|environment|tenant_id|topic_namespace|is_persistent|persist_directory|allow_reset"
+    r"|anonymized_telemetry|migrations\w*|worker_memberlist_name"
+)
+
+
 def vector_server_process(*, port: int) -> tuple[list[str], dict[str, str]]:
     """The command line and environment of the embedded vector server: Chroma's Python server
     (its Rust one, `chroma run`, checks no key: chroma-core/chroma#4965) on 127.0.0.1, on the data
     dir's files, refusing every request but its heartbeat without the key of server_key_file()
     (given by file: a command line is readable by every account)."""
-    from chromadb.config import Settings
-
-    # Chroma reads its settings from the environment: the user's own CHROMA_* variables must not reach it.
-    inherited = {name: value for name, value in os.environ.items() if name.lower() not in Settings.model_fields}
+    inherited = {name: value for name, value in os.environ.items() if not CHROMA_SETTINGS_ENV.fullmatch(name)}
     env = {
         **inherited,
         "ANONYMIZED_TELEMETRY": "False",

@@ -132,3 +132,16 @@ def test_an_index_written_before_the_server_asked_for_a_key_opens_in_it(data_dir
     with vector_server_run(data_dir):
         assert vectors.backend_describe().startswith("chroma server ")
         assert nearest(32) == [32] and vectors.day_count(embedder_key="test", day=DAY) == 3
+
+
+def test_the_users_own_chroma_settings_do_not_reach_the_embedded_server(monkeypatch):
+    from chromadb.config import Settings
+
+    assert [name for name in Settings.model_fields if not vectors.CHROMA_SETTINGS_ENV.fullmatch(name.upper())] == []
+    monkeypatch.setenv("CHROMA_SERVER_AUTHN_CREDENTIALS", "a-key-of-the-users")  # Chroma refuses to start with it and a file
+    monkeypatch.setenv("CHROMA_SERVER_AUTH_IGNORE_PATHS", '{"/api/v2/tenants": ["GET"]}')
+    monkeypatch.setenv("ALLOW_RESET", "TRUE")
+    argv, env = vectors.vector_server_process(port=8000)
+    assert not {"CHROMA_SERVER_AUTHN_CREDENTIALS", "CHROMA_SERVER_AUTH_IGNORE_PATHS", "ALLOW_RESET"} & set(env)
+    assert env["CHROMA_SERVER_AUTHN_CREDENTIALS_FILE"] == str(vectors.server_key_file()) and "--port" in argv
+    assert stat.S_IMODE(vectors.server_key_file().stat().st_mode) == 0o600
