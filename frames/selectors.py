@@ -7,7 +7,7 @@ from datetime import datetime, timedelta
 from datetime import timezone as dt_timezone
 
 from django.conf import settings
-from django.db.models import Count
+from django.db.models import Count, Max
 from django.utils import timezone
 
 from frames.models import Frame, FrameDeletion, OcrResult, PrivacySettings
@@ -68,6 +68,12 @@ def app_names() -> list[str]:
 def frame_last_timestamp() -> datetime | None:
     """When the newest frame was taken; None before the first."""
     return Frame.objects.order_by("-timestamp").values_list("timestamp", flat=True).first()
+
+
+def devices_last_frame(*, since: datetime) -> list[tuple[str, datetime]]:
+    """Each device that sent a frame taken since `since`, with its newest frame's time, newest first."""
+    rows = Frame.objects.filter(timestamp__gte=since).values("device_name").annotate(last=Max("timestamp")).order_by("-last")
+    return [(row["device_name"], row["last"]) for row in rows]
 
 
 def frames_sources(*, frame_ids: list[int]) -> dict[int, tuple[str, str]]:

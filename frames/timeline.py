@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
+from myrecall.timezones import duration_short
+
 logger = logging.getLogger(__name__)
 
 # Two frames of one app further apart than this are two segments (the person was away).
@@ -117,6 +119,28 @@ def active_minutes(*, rows: list[dict], zone: ZoneInfo) -> dict[str, list[int]]:
             hours[hour] += 1
         per_app[app] = hours
     return dict(sorted(per_app.items(), key=lambda item: -sum(item[1])))
+
+
+@dataclass
+class Device:
+    name: str
+    last: float  # its newest frame's time
+    ago: str  # how long before now, "12 s"
+    silent: bool  # it captured today but has sent nothing for a while
+
+
+def devices_status(*, devices: list[tuple[str, float]], now: float, today_start: float, silent_after_s: float) -> list[Device]:
+    """The capturing devices for the timeline. Silent: a frame today, none in the last
+    silent_after_s; a device that stopped before today (left off overnight) is not."""
+    return [
+        Device(
+            name=name,
+            last=last,
+            ago=duration_short(now - last),
+            silent=last >= today_start and now - last > silent_after_s,
+        )
+        for name, last in devices
+    ]
 
 
 # Lines shown above the timeline when something needs the user's eye (indexing far behind, search

@@ -70,6 +70,30 @@ def _day_and_hour(request: HttpRequest, query) -> tuple[date, int | None, str | 
     return day, int(hour), None
 
 
+def _devices_context(request: HttpRequest) -> dict:
+    """The devices that sent frames in the last day, for the timeline's device line."""
+    zone = request_timezone(request)
+    now = datetime.now(zone)
+    today_start, _ = day_bounds(now.date(), zone)
+    recent = selectors.devices_last_frame(since=now - timedelta(days=1))
+    devices = timeline.devices_status(
+        devices=[(name, last.timestamp()) for name, last in recent],
+        now=now.timestamp(),
+        today_start=today_start,
+        silent_after_s=settings.CAPTURE_SILENT_S,
+    )
+    return {
+        "devices": [{**device.__dict__, "local": local_time(device.last, zone)} for device in devices],
+        "capture_paused": selectors.privacy_rules().capture_paused,
+    }
+
+
+@require_GET
+def timeline_devices(request: HttpRequest):
+    """The device line alone: today's timeline refreshes it while it is open."""
+    return render(request, "frames/_devices.html", _devices_context(request))
+
+
 def _day_context(request: HttpRequest, day: date, hour: int | None) -> dict:
     zone = request_timezone(request)
     today = datetime.now(zone).date()
@@ -89,6 +113,7 @@ def _day_context(request: HttpRequest, day: date, hour: int | None) -> dict:
     chart = timeline.active_minutes(rows=rows, zone=zone)
     colors = {app: timeline.app_color(app) for app in chart}
     return {
+        **(_devices_context(request) if day == today else {}),
         "day": day,
         "today": today,
         "is_today": day == today,

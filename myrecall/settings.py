@@ -27,6 +27,7 @@ env = environ.Env(
     MYRECALL_WORKER_SWEEP_S=(float, 60.0),
     MYRECALL_TASK_MAX_ATTEMPTS=(int, 3),
     MYRECALL_TASK_TURN_S=(float, 30.0),
+    MYRECALL_CAPTURE_SILENT_MIN=(float, 5.0),
     MYRECALL_RETENTION_DAYS=(int, 0),
     MYRECALL_HOUSEKEEPING_CHECK_S=(float, 60.0),
     MYRECALL_WORKER_STOP_S=(float, 30.0),
@@ -218,6 +219,8 @@ TASK_MAX_ATTEMPTS = env("MYRECALL_TASK_MAX_ATTEMPTS")
 # Live frames are read first (myrecall/priorities.py); work of a lower priority that waited this long
 # without a turn gets one, so a backlog still drains while frames come faster than they are read.
 TASK_TURN_S = env("MYRECALL_TASK_TURN_S")
+# The timeline warns when a device that captured today has sent no frame for this long.
+CAPTURE_SILENT_S = env("MYRECALL_CAPTURE_SILENT_MIN") * 60
 # How long `serve` lets the worker finish its task in flight on a stop before killing it.
 WORKER_STOP_S = env("MYRECALL_WORKER_STOP_S")
 

@@ -37,6 +37,14 @@ def day_bounds(day: date, zone: ZoneInfo) -> tuple[float, float]:
     return start.timestamp(), end.timestamp()
 
 
+def duration_short(seconds: float) -> str:
+    """How long, in the one unit that reads best: "12 s", "7 min", "3 h"."""
+    if seconds < 60:
+        return f"{max(int(seconds), 0)} s"
+    minutes = int(seconds // 60)
+    return f"{minutes} min" if minutes < 120 else f"{minutes // 60} h"
+
+
 def local_time(epoch_or_dt: float | datetime, zone: ZoneInfo) -> datetime:
     if isinstance(epoch_or_dt, datetime):
         return epoch_or_dt.astimezone(zone)

@@ -10,6 +10,7 @@ from search import screenpipe
 urlpatterns = [
     path("", frame_views.timeline_page, name="timeline"),
     path("timeline/delete", frame_views.timeline_delete, name="timeline-delete"),
+    path("timeline/devices", frame_views.timeline_devices, name="timeline-devices"),
     # The search page, and for API clients screenpipe's GET /search (search/screenpipe.py picks).
     path("search", screenpipe.search_or_page, name="search"),
     path("chat", chat_views.chat_page, name="chat"),

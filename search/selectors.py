@@ -15,6 +15,7 @@ from django.db.models import Count, Min
 from django.utils import timezone
 
 from frames.models import Frame, OcrStatus
+from myrecall.timezones import duration_short
 from search.embeddings import (
     EmbeddingError,
     embed_query,
@@ -827,11 +828,6 @@ def index_status() -> dict:
 LAG_NOTICE_S = 60
 
 
-def _ago(seconds: float) -> str:
-    minutes = int(seconds // 60)
-    return f"{minutes} min" if minutes < 120 else f"{minutes // 60} h"
-
-
 def index_lag_notice() -> str | None:
     """A line for the timeline when frames have waited long to become searchable (how many, for
     each index, and the longest wait), or search by meaning is down; None when all is well."""
@@ -841,11 +837,11 @@ def index_lag_notice() -> str | None:
     if (keyword["oldest_wait_s"] or 0) > LAG_NOTICE_S:
         parts.append(
             f"{keyword['frames']} frame(s) wait for text recognition and keyword search, the longest for "
-            f"{_ago(keyword['oldest_wait_s'])} (what you capture now is read first)"
+            f"{duration_short(keyword['oldest_wait_s'])} (what you capture now is read first)"
         )
     if (semantic["oldest_wait_s"] or 0) > LAG_NOTICE_S:
         parts.append(
-            f"{semantic['frames']} frame(s) are not yet searchable by meaning, the longest waiting for {_ago(semantic['oldest_wait_s'])}"
+            f"{semantic['frames']} frame(s) are not yet searchable by meaning, the longest waiting for {duration_short(semantic['oldest_wait_s'])}"
         )
     if other := vectors_other_model_count():
         parts.append(_other_model_line(other))

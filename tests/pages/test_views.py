@@ -5,6 +5,7 @@ pages, and times in the browser's timezone."""
 
 import io
 import os
+import re
 from datetime import datetime
 from datetime import timezone as dt_timezone
 from html.parser import HTMLParser
@@ -17,7 +18,7 @@ from django.utils import timezone
 from PIL import Image
 
 from frames.models import Frame, OcrResult
-from frames.services import frame_ingest
+from frames.services import frame_ingest, privacy_update
 from frames.thumbnails import THUMB_WIDTH, thumbnail_path
 from tests.conftest import render_text_image
 
@@ -452,6 +453,8 @@ def test_every_hx_get_has_the_same_href_so_pages_work_without_javascript(browser
             if element.tag == "form":
                 assert element.attrs.get("method") == "get"
                 assert element.attrs["action"] == element.attrs["hx-get"]
+            elif element.attrs.get("hx-trigger", "").startswith("every "):
+                assert element.attrs["id"] == "devices"  # a line that refreshes itself, not a way to a page
             else:
                 assert element.tag == "a"
                 assert element.attrs["href"] == element.attrs["hx-get"]
@@ -485,3 +488,51 @@ def test_a_busy_hour_shows_at_most_one_card_per_15_seconds(browser, data_dir):
     # Each card opens the first frame of its 15 seconds, and says how many more it stands for.
     assert shown[:2] == [frames[0].id, frames[8].id]
     assert "+7 more" in hour.content.decode()
+
+
+def device_frame(device: str, at: float) -> None:
+    image = render_text_image([f"{device} screen at {at}"], size=(900, 60))
+    assert frame_ingest(image_bytes=image, timestamp=at, app_name="Editor", device_name=device).status == "created"
+
+
+def devices_shown(response) -> tuple[list[str], list[str]]:
+    """The device line's entries and the notices above it (a device gone silent, capture paused)."""
+    elements = parse(response)
+    return [e.text for e in select(elements, "span", "device")], [" ".join(e.text.split()) for e in select(elements, "p", "notice")]
+
+
+def test_the_timeline_names_each_capturing_device_and_says_when_one_that_captured_today_went_silent(browser, settings):
+    now = timezone.now().timestamp()
+    # A timezone where it is at least 2 h past midnight, so "today" holds the last 2 hours whenever this runs.
+    zone = next(z for z in ("UTC", "Etc/GMT-12") if datetime.now(ZoneInfo(z)).hour >= 2)
+    zone_set(browser, zone)
+    midnight = datetime.now(ZoneInfo(zone)).replace(hour=0, minute=0, second=0, microsecond=0).timestamp()
+    device_frame("laptop", now - 600)
+    device_frame("laptop", now - 12)
+    device_frame("desktop", now - 20 * 60)  # captured today, silent for 20 minutes
+    device_frame("office-pc", midnight - 3600)  # stopped yesterday evening
+    device_frame("old-tablet", now - 3 * 86400)  # not in the last day
+
+    page = browser.get("/")
+    line, silent = devices_shown(page)
+    assert len(line) == 3 and line[1:] == ["desktop: last frame 20 min ago", f"office-pc: last frame {int((now - midnight + 3600) // 3600)} h ago"]
+    assert re.fullmatch(r"laptop: last frame (1[2-9]|[2-5]\d) s ago", line[0]), line
+    assert len(silent) == 1 and silent[0].startswith("desktop has sent no frame for 20 min (its last was taken at ")
+    # The line refreshes itself from its own URL, and is there only on today's page.
+    assert devices_shown(browser.get("/timeline/devices")) == (line, silent)
+    assert devices_shown(browser.get("/", {"date": "2024-05-06"})) == ([], [])
+
+    # The threshold is a setting: past 30 minutes, 20 is not silent yet.
+    settings.CAPTURE_SILENT_S = 30 * 60
+    assert devices_shown(browser.get("/timeline/devices"))[1] == []
+    settings.CAPTURE_SILENT_S = 5 * 60
+    # Paused on the Settings page: that is said instead of a device gone silent.
+    privacy_update(excluded_apps=[], excluded_windows=[], excluded_urls=[], redact_secrets=False, capture_paused=True)
+    assert devices_shown(browser.get("/timeline/devices"))[1] == ["Capture is paused on the Settings page: no capture client sends frames."]
+
+
+def test_a_timeline_with_no_recent_frame_says_how_to_start_capturing(browser):
+    device_frame("old-tablet", timezone.now().timestamp() - 3 * 86400)
+    page = browser.get("/")
+    assert devices_shown(page) == ([], [])
+    assert "No frame was taken in the last day. To record this screen, run the capture client" in page.content.decode()
