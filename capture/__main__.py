@@ -15,7 +15,7 @@ from myrecall.privacy_rules import PrivacyRules
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m capture",
+        prog="bash scripts/capture.sh",
         description="Record this X11 desktop into MyRecall: a screenshot every few seconds with the focused "
         "window's app and title. `pause` and `resume` (or SIGUSR1) stop and restart capture without restarting it.",
     )
@@ -42,7 +42,7 @@ def main(argv=None) -> int:
     if args.command == "pause":
         args.state_dir.mkdir(parents=True, exist_ok=True)
         pause_file(args.state_dir).touch()
-        print("capture paused; `python -m capture resume` goes on")
+        print("capture paused; `bash scripts/capture.sh resume` goes on")
         return 0
     if args.command == "resume":
         pause_file(args.state_dir).unlink(missing_ok=True)
@@ -60,7 +60,7 @@ def main(argv=None) -> int:
         print(f"capture: --url {args.url!r} is not an http(s) address such as http://127.0.0.1:8000", file=sys.stderr)
         return EXIT_USAGE
     if not token:
-        print("capture: no token. Make one on the server with `.venv/bin/python manage.py token_create --name <this machine>` "
+        print("capture: no token. Make one on the server with `.venv/bin/python manage.py token_create <this machine>` "
               "and pass it with --token or MYRECALL_TOKEN.", file=sys.stderr)
         return EXIT_USAGE
     if args.interval < 0.5:

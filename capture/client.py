@@ -94,7 +94,7 @@ class Client:
             raise Fatal(
                 EXIT_BAD_TOKEN,
                 f"The server at {self.config.url} refused the token ({answer.detail}). Make one on the server with "
-                "`.venv/bin/python manage.py token_create --name <this machine>` and pass it with --token.",
+                "`.venv/bin/python manage.py token_create <this machine>` and pass it with --token.",
             )
         if answer.outcome is Outcome.NOT_MYRECALL:
             raise Fatal(
@@ -127,7 +127,7 @@ class Client:
 
     def paused(self) -> str | None:
         if pause_file(self.state_dir).exists():
-            return "paused (`python -m capture resume` to go on)"
+            return "paused (`bash scripts/capture.sh resume` to go on)"
         if self.server_rules.capture_paused:
             return "paused on the server's Settings page"
         return None
