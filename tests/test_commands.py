@@ -310,28 +310,24 @@ def script_exec(script: str, env: dict[str, str], args: list[str]) -> list[str] 
 
 def program_check(env: dict[str, str], argv: list[str]) -> Parsed:
     """Checks a command's words with the parser of the program they run."""
-    python = {".venv/bin/python": "", "capture/.venv/bin/python": "capture/"}
-    if argv[0] in python and argv[1:2] == ["-m"]:
-        module = argv[2] if len(argv) > 2 else ""
-        if module == "capture" and python[argv[0]] == "capture/":
-            return python_parse("-m=capture", argv[3:])
-        if module == "pytest" and len(argv) == 3:
-            return Parsed(set())
-        return Parsed(set(), f"{argv[0]} -m {module} with these arguments is not a program this test knows")
-    if argv[0] in python and python[argv[0]] == "" and len(argv) > 1:
-        argv = argv[1:]
-    elif argv[0] in ("python", "python3"):
+    if argv[:3] == ["capture/.venv/bin/python", "-m", "capture"]:
+        return python_parse("-m=capture", argv[3:])
+    if argv == [".venv/bin/python", "-m", "pytest"]:  # scripts/test.sh as shown: the whole suite
+        return Parsed(set())
+    if argv[0] in ("python", "python3"):
         return Parsed(set(), "which Python? `.venv/bin/python` (the server's) or `bash scripts/capture.sh` (the capture client)")
+    if argv[0] == ".venv/bin/python" and argv[1:2] != ["-m"]:
+        argv = argv[1:]
     if argv[0] == "manage.py":
         return manage_parse(argv[1:])
-    if argv[0] == "bash" and len(argv) > 1 and argv[1].startswith("scripts/"):
+    if argv[0] == "bash" and argv[1:2] and argv[1].startswith("scripts/"):
         runs = script_exec(argv[1], env, argv[2:])
         if isinstance(runs, str):
             return Parsed(set(), runs)
         return program_check({}, runs) if runs else Parsed(set())
     if re.fullmatch(r"(scripts|bench)/\w+\.py", argv[0]):
         return python_parse(argv[0], argv[1:])
-    return Parsed(set(), f"{argv[0]} is not a program this test knows how to check")
+    return Parsed(set(), f"{' '.join(argv[:3])} is not a program this test knows how to check")
 
 
 PARSE_VALUES = placeholders(token="a-token-from-token_create", frame_id=1)
