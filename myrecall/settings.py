@@ -186,6 +186,8 @@ STATICFILES_DIRS = [
 ]
 # Served straight from the source folders: no collectstatic step for a local app.
 WHITENOISE_USE_FINDERS = True
+# Files browsers ask for at the root (/favicon.ico, on every page and the API's docs).
+WHITENOISE_ROOT = BASE_DIR / "static" / "root"
 
 SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SAMESITE = "Lax"

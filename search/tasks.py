@@ -49,15 +49,19 @@ def embedder_ready_line() -> str:
     return embedder_warm_up()
 
 
-def _vectors_warm() -> None:
+def vectors_warm_report() -> None:
+    """Load the recent days of the vector index and log how many it loaded."""
     try:
         count = vectors_warm()
     except (EmbeddingError, VectorError) as exc:
         logger.info("The vector index was not warmed up: %s", exc)
+        return
+    if count:
+        logger.info("Vector index: the %s most recent day(s) with vectors are loaded", count)
     else:
-        logger.info("Vector index: the collections of the last %s days with vectors are loaded", count)
+        logger.info("Vector index: no day has vectors yet, nothing to load")
 
 
 def vectors_warm_in_background() -> None:
     """Web start-up: warm the vector index for recent days without delaying the server."""
-    threading.Thread(target=_vectors_warm, name="vectors-warm", daemon=True).start()
+    threading.Thread(target=vectors_warm_report, name="vectors-warm", daemon=True).start()

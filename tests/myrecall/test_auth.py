@@ -140,3 +140,5 @@ def test_a_token_can_be_made_before_the_first_start(tmp_path):
     done = subprocess.run([sys.executable, "manage.py", "token_create", "laptop"], cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip().splitlines()[-1].startswith("mr_") and "Created token 'laptop'" in done.stderr
+    # Which data dir holds it: a server started on another one refuses it.
+    assert f"in the data dir {tmp_path / 'new'}:" in done.stderr

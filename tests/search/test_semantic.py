@@ -365,3 +365,18 @@ def test_new_text_is_embedded_newest_first_ahead_of_the_backlog_and_what_is_left
     with django_capture_on_commit_callbacks(execute=True):
         frame_add(3660, "Slack", "#general", "another screen just read")
     assert queued() == [priorities.VECTORS]
+
+
+def test_the_start_up_line_says_how_many_days_of_vectors_it_loaded_or_that_there_are_none(vectors, caplog):
+    def warm_line() -> str:
+        caplog.clear()
+        with caplog.at_level("INFO", logger="search.tasks"):
+            tasks.vectors_warm_report()  # what the web server runs in a thread at start
+        return caplog.messages[-1]
+
+    assert warm_line() == "Vector index: no day has vectors yet, nothing to load"
+    for offset, app, window, text in SCREENS:  # two UTC days
+        frame_add(offset, app, window, text)
+    while services.vectors_embed_pending()[0]:
+        pass
+    assert warm_line() == "Vector index: the 2 most recent day(s) with vectors are loaded"

@@ -1,3 +1,4 @@
+from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
@@ -15,5 +16,9 @@ class Command(BaseCommand):
         # A token may be made before the first `serve`, which is what creates the tables otherwise.
         call_command("migrate", interactive=False, verbosity=0)
         token, raw = api_token_create(name=name, read_only=read_only)
-        self.stderr.write(f"Created token {token.name!r} (id {token.id}). It is shown once; keep it:")
+        # A token made in another data dir than the server's is refused (401) with no other clue.
+        self.stderr.write(
+            f"Created token {token.name!r} (id {token.id}) in the data dir {settings.DATA_DIR}: a server started with "
+            "another MYRECALL_DATA_DIR does not know it. It is shown once; keep it:"
+        )
         self.stdout.write(raw)
