@@ -404,7 +404,6 @@ def vectors_fill(
 
     from search import vectors as vectors_store
     from search.embeddings import embedder_info
-    from search.filters import app_key
 
     key = embedder_info().key
     rng = np.random.default_rng(seed)
@@ -432,7 +431,7 @@ def vectors_fill(
     for lo in range(1, top + 1, READ_ROWS):
         with connection.cursor() as cursor:
             cursor.execute(
-                "SELECT f.id, f.timestamp, f.app_name, f.focused, length(o.text) FROM frames_frame f "
+                "SELECT f.id, f.timestamp, f.focused, length(o.text) FROM frames_frame f "
                 "LEFT JOIN frames_ocrresult o ON o.frame_id = f.id WHERE f.id BETWEEN %s AND %s ORDER BY f.id",
                 [lo, lo + READ_ROWS - 1],
             )
@@ -446,7 +445,7 @@ def vectors_fill(
         noisy = base + rng.normal(0.0, noise, base.shape).astype(np.float32)
         noisy /= np.linalg.norm(noisy, axis=1, keepdims=True)
         ends = np.cumsum(counts)
-        for (frame_id, moment, app_name, focused, chars), end, count in zip(rows, ends, counts):
+        for (frame_id, moment, focused, chars), end, count in zip(rows, ends, counts):
             ts_ms = epoch_ms(moment)
             frame_day = vectors_store.day_of(ts_ms)
             if entries and (frame_day != day or len(entries) >= batch):
@@ -456,7 +455,7 @@ def vectors_fill(
                 vectors_store.FrameEntry(
                     frame_id=frame_id,
                     ts_ms=ts_ms,
-                    meta={"app": app_key(app_name), "focused": -1 if focused is None else int(focused), "chars": chars or 0},
+                    meta={"focused": -1 if focused is None else int(focused), "chars": chars or 0},
                     embeddings=noisy[end - count : end].tolist(),
                 )
             )

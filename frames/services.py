@@ -20,7 +20,7 @@ from frames.live import frame_created_publish
 from frames.imaging import hash_distance, image_decode, image_encode, image_hash
 from frames.models import Frame, FrameDeletion, OcrResult, OcrStatus, PrivacySettings
 from frames.selectors import deletions_stalled, privacy_rules, retention_cutoff
-from frames.signals import frame_text_ready, frames_deleted, frames_deleting
+from frames.signals import frame_text_ready, frames_deleted, frames_deleting, frames_erasing
 from frames.text import text_languages
 from myrecall import priorities
 from myrecall.errors import ApplicationError
@@ -432,10 +432,11 @@ def _deletion_settle(job_id: int) -> None:
 
 
 def frames_delete_run(*, job_id: int, progress: Callable[[int], None] | None = None) -> FrameDeletion:
-    """Carry out a deletion to its end (or finish one that was interrupted) and give back the
-    database's free pages; progress(n) is told each batch's frames. When the vector index
-    cannot be reached the rows and files are gone and the job stays running with the reason:
-    the worker's retry removes the vectors once the index answers."""
+    """Carry out a deletion to its end (or finish one that was interrupted), erase what the
+    deleted rows leave behind and give back the database's free pages; progress(n) is told each
+    batch's frames. When the vector index cannot be reached the rows and files are gone and the
+    job stays running with the reason: the worker's retry removes the vectors once the index
+    answers."""
     while True:
         try:
             _deletion_settle(job_id)
@@ -448,8 +449,17 @@ def frames_delete_run(*, job_id: int, progress: Callable[[int], None] | None = N
             break
         if progress:
             progress(count)
+    job = FrameDeletion.objects.get(id=job_id)
+    if job.status == FrameDeletion.Status.DONE:
+        deletion_erase(job)
     database_space_reclaim()
     return FrameDeletion.objects.get(id=job_id)
+
+
+def deletion_erase(job: FrameDeletion) -> None:
+    """Erase what a finished deletion's rows leave behind in later apps' stores (through
+    frames_erasing); the database zeroes what it frees itself (secure_delete, see settings)."""
+    frames_erasing.send(sender=Frame, start=job.start_time, end=job.end_time, removed=job.removed)
 
 
 def frames_delete(
@@ -475,12 +485,17 @@ def frames_deletions_finish() -> int:
 
 def database_space_reclaim() -> None:
     """Give the free pages of deleted rows back to the file system (SQLite in incremental
-    auto-vacuum mode), and empty the write-ahead log into it."""
+    auto-vacuum mode), and empty the write-ahead log into it: until it is truncated the log
+    keeps earlier versions of the pages, the deleted rows among them."""
     if connection.vendor != "sqlite" or connection.in_atomic_block:
         return
     connection.ensure_connection()
     # executescript steps each statement to its end; a cursor's execute frees one page per call.
-    connection.connection.executescript("PRAGMA incremental_vacuum; PRAGMA wal_checkpoint(TRUNCATE);")
+    connection.connection.executescript("PRAGMA incremental_vacuum;")
+    # TRUNCATE waits (busy_timeout) for readers of older snapshots; one still reading keeps the log.
+    busy, _, _ = connection.connection.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+    if busy:
+        logger.warning("The write-ahead log could not be emptied (a reader kept it); the next deletion or checkpoint will")
 
 
 def frames_retention_apply(*, days: int | None = None, progress=None) -> FrameDeletion | None:

@@ -14,3 +14,10 @@ frames_deleting = Signal()
 # vector index). Sent again when an interrupted deletion is finished, so a receiver must be
 # idempotent; one that raises leaves the work owed for the next try. Same kwargs and returns.
 frames_deleted = Signal()
+
+# Every row of a deletion is gone: erase what the deleted rows may leave behind in the stores a
+# later app owns (the keyword index's older segments still hold their words until merged).
+# kwargs: start (datetime or None: from the first frame), end (datetime, not included), removed
+# (the deletion's counts by kind, as the receivers of frames_deleting reported them). Sent again
+# when an interrupted deletion is finished.
+frames_erasing = Signal()

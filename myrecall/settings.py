@@ -140,7 +140,8 @@ TEMPLATES = [
 
 # SQLite in WAL mode: the web server and the worker write concurrently. Incremental auto-vacuum
 # (takes effect when the database is created; migration frames 0004 converts an older one) lets a
-# deletion give its pages back to the file system.
+# deletion give its pages back to the file system. secure_delete: what a deletion frees (rows, index
+# entries, pages) is overwritten with zeros, so a deleted screen's text does not stay in the file.
 DATABASES = {
     "default": env.db(
         "DATABASE_URL", default=f"sqlite:///{DATA_DIR / 'myrecall.sqlite3'}"
@@ -153,7 +154,7 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         "init_command": (
             # auto_vacuum first: it only takes effect before the file is written (WAL mode writes it).
             "PRAGMA auto_vacuum=INCREMENTAL; PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; "
-            "PRAGMA busy_timeout=30000;"
+            "PRAGMA busy_timeout=30000; PRAGMA secure_delete=ON;"
         ),
     }
 

@@ -5,7 +5,7 @@ class SearchConfig(AppConfig):
     name = "search"
 
     def ready(self):
-        from frames.signals import frame_text_ready, frames_deleted, frames_deleting
+        from frames.signals import frame_text_ready, frames_deleted, frames_deleting, frames_erasing
         from myrecall.worker_hooks import task_abandoned_register, web_startup_register, worker_startup_register
         from search import checks, tasks  # noqa: F401 (checks registers itself)
         from search.embeddings import embedder_load_async
@@ -18,12 +18,14 @@ class SearchConfig(AppConfig):
             frame_index_on_text_ready,
             frames_unindex_on_deleting,
             frames_vectors_on_deleted,
+            keyword_index_erase_on_erasing,
             vectors_owed_on_restore,
         )
 
         frame_text_ready.connect(frame_index_on_text_ready, dispatch_uid="search.frame_index")
         frames_deleting.connect(frames_unindex_on_deleting, dispatch_uid="search.frames_unindex")
         frames_deleted.connect(frames_vectors_on_deleted, dispatch_uid="search.frames_vectors_remove")
+        frames_erasing.connect(keyword_index_erase_on_erasing, dispatch_uid="search.keyword_index_erase")
         memory_restored.connect(vectors_owed_on_restore, dispatch_uid="search.vectors_owed_on_restore")
         worker_startup_register(index_layout_note)
         worker_startup_register(tasks.embedder_ready_line)

@@ -30,16 +30,11 @@ def _like(value: str) -> str:
 
 
 def _fold(name: str) -> str:
-    """ASCII letters lower-cased, like SQLite's NOCASE and the vector index's `app` key."""
+    """ASCII letters lower-cased, like SQLite's NOCASE."""
     return name.translate(_ASCII_LOWER)
 
 
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
-
-
-def app_key(name: str) -> str:
-    """How an app name is stored in the vector index, so `where` matches it in any letter case."""
-    return _fold(name)
 
 
 def _utc(epoch: float) -> datetime:

@@ -339,6 +339,29 @@ def index_row_delete(cursor, rowid: int) -> None:
             cursor.execute(f"DELETE FROM {partition.build_table} WHERE rowid = %s", [rowid])
 
 
+def partitions_merge(cursor, periods: list[int]) -> int:
+    """Merge the segments of these partitions (and of the tables being rebuilt beside them) into
+    one each: FTS5 keeps a deleted row's words in the segments written before the deletion (and
+    in the deletion's own entries) until they are merged. One table at a time, each its own
+    write, so new frames wait for one table's merge at most. Returns how many tables were merged."""
+    merged = 0
+    for period in periods:
+        partition = partition_get(cursor, period)
+        if partition is None:
+            continue
+        for table in (partition.table, partition.build_table if partition.build_layout else None):
+            if table:
+                cursor.execute(f"INSERT INTO {table} ({table}) VALUES ('optimize')")
+                merged += 1
+    return merged
+
+
+def vocab_merge(cursor) -> None:
+    """Merge the vocabulary's trigram index into one segment, so the trigrams of forgotten words
+    (see vocab_forget) are not kept in older segments."""
+    cursor.execute(f"INSERT INTO {VOCAB_TRIGRAMS} ({VOCAB_TRIGRAMS}) VALUES ('optimize')")
+
+
 def _fts_word(token: str) -> bool:
     return not _CJK_RUN.search(token)
 

@@ -13,7 +13,6 @@ from frames.models import Frame, OcrResult, OcrStatus
 from myrecall import priorities
 from search import vectors as vectors_store
 from search.embeddings import EmbeddingError, embed_texts, embedder_info, text_chunks
-from search.filters import app_key
 from search.models import FrameVectors, VectorStatus
 from search.fts import (
     LAYOUT,
@@ -29,10 +28,14 @@ from search.fts import (
     partition_get,
     partition_of,
     partition_swap,
+    partitions_all,
+    partitions_merge,
     period_bounds_s,
     rowid_for,
+    rowid_range,
     table_create,
     vocab_forget,
+    vocab_merge,
 )
 
 
@@ -78,6 +81,19 @@ def frames_unindex_on_deleting(sender, *, frames, **kwargs) -> dict:
         removed, terms = index_rows_delete(cursor, rowids)
         forgotten = vocab_forget(cursor, terms, first=sorted({partition_of(rowid) for rowid in rowids}))
     return {"fts_rows": removed, "vocabulary_words": forgotten}
+
+
+def keyword_index_erase_on_erasing(sender, *, start, end, removed, **kwargs) -> None:
+    """frames_erasing: merge the segments of the keyword partitions of the deleted range (and the
+    vocabulary's trigram index when words left it), so that no segment keeps a deleted frame's
+    words; what the merges free is zeroed (secure_delete)."""
+    last = partition_of(rowid_range(0, end.timestamp())[1])
+    first = partition_of(rowid_range(start.timestamp(), 0)[0]) if start else None
+    with connection.cursor() as cursor:
+        periods = [period for period in partitions_all(cursor) if period <= last and (first is None or period >= first)]
+        partitions_merge(cursor, periods)
+        if removed.get("vocabulary_words"):
+            vocab_merge(cursor)
 
 
 def frames_vectors_on_deleted(sender, *, frames, **kwargs) -> dict:
@@ -241,24 +257,24 @@ def frames_embed(*, frame_ids: list[int]) -> int:
     or VectorError; the frames then stay as they were."""
     frames = list(
         Frame.objects.filter(id__in=frame_ids).values_list(
-            "id", "timestamp", "app_name", "window_name", "focused", "ocr__text"
+            "id", "timestamp", "window_name", "focused", "ocr__text"
         )
     )
     if not frames:
         return 0
     info = embedder_info()
     key = info.key
-    pieces: list[list[str]] = [text_chunks(_embed_text(window_name, text or "")) for _, _, _, window_name, _, text in frames]
+    pieces: list[list[str]] = [text_chunks(_embed_text(window_name, text or "")) for _, _, window_name, _, text in frames]
     flat = [piece for chunks in pieces for piece in chunks]
     vectors = embed_texts(flat) if flat else []
     by_day: dict[int, list[vectors_store.FrameEntry]] = {}
     at = 0
-    for (frame_id, moment, app_name, _, focused, text), chunks in zip(frames, pieces):
+    for (frame_id, moment, _, focused, text), chunks in zip(frames, pieces):
         ts_ms = math.floor(moment.timestamp() * 1000)
         entry = vectors_store.FrameEntry(
             frame_id=frame_id,
             ts_ms=ts_ms,
-            meta={"app": app_key(app_name), "focused": -1 if focused is None else int(focused), "chars": len(text or "")},
+            meta={"focused": -1 if focused is None else int(focused), "chars": len(text or "")},
             embeddings=vectors[at : at + len(chunks)],
         )
         at += len(chunks)

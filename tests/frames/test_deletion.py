@@ -3,6 +3,8 @@ a real Chroma in the test's data dir, a real chat answer that quoted them; then 
 checked for what is left of them, and an interrupted deletion is finished by a retry."""
 
 import json
+from time import sleep
+from time import time as clock_time
 from datetime import datetime, timedelta
 from datetime import timezone as dt_timezone
 
@@ -322,3 +324,75 @@ def test_a_running_worker_applies_the_retention_by_itself(tmp_path):
             clock.sleep(0.5)
         assert server.session.get(f"{server.url}/api/v1/frames/{old}/metadata", timeout=30).status_code == 404
         assert server.session.get(f"{server.url}/api/v1/frames/{recent}/metadata", timeout=30).status_code == 200
+
+
+# Made-up words, each on the screens of one side only: where the text is read, the window title,
+# the URL and the app name (the vector index keeps an app's name with its entries).
+ERASED = {"text": "Quillibrastic", "window": "Vorpenhallow", "url": "snarfwidget", "app": "Glimmerquaz"}
+KEPT = {"text": "Tomblewhisker", "window": "Frandiloquent", "url": "plonkerdash", "app": "Brizzlehopper"}
+
+
+def files_holding(server, words) -> dict[str, list[str]]:
+    """Every file under the server's data dir (raw bytes) that holds a word, in any letter case,
+    as UTF-8 or UTF-16 (SQLite can store text as either). Not serve.log: the test puts what serve
+    prints to its terminal there (a request's URL, with a search's words)."""
+    found: dict[str, list[str]] = {}
+    folder = server.data_dir
+    for path in sorted(folder.rglob("*")):
+        if not path.is_file() or path == server.log_path:
+            continue
+        data = path.read_bytes().lower()
+        for word in words:
+            forms = [word.lower().encode(form) for form in ("utf-8", "utf-16-le", "utf-16-be")]
+            if any(form in data for form in forms):
+                found.setdefault(word, []).append(str(path.relative_to(folder)))
+    return found
+
+
+def test_a_deleted_screen_leaves_none_of_its_words_in_any_file_of_the_data_dir(tmp_path):
+    from tests.server import LiveServer, ocr_wait
+
+    start = T0.timestamp()
+    with LiveServer(tmp_path / "live", env={"MYRECALL_DEDUP_MAX_DISTANCE": "-1"}) as server:
+        def post(words, minute, extra):
+            response = server.session.post(
+                f"{server.url}/api/v1/frames", timeout=60,
+                files={"image": ("f.png", render_text_image([f"{words['text']} {extra}", "weekly budget review"], size=(1000, 140)), "image/png")},
+                data={"timestamp": start + minute * 60, "app_name": words["app"], "window_name": f"{words['window']} notes",
+                      "browser_url": f"https://{words['url']}.example/page", "focused": "true"},
+            )
+            assert response.status_code == 201, response.text
+            return response.json()["frame_id"]
+
+        gone = [post(ERASED, minute, f"invoice {minute}") for minute in range(3)]
+        kept = [post(KEPT, 60 + minute, f"invoice {minute}") for minute in range(2)]
+        ocr_wait(server=server, frame_ids=gone + kept)
+
+        def found(word):
+            response = server.session.get(
+                f"{server.url}/api/v1/search", timeout=60,
+                params={"q": word, "mode": "keyword", "start_time": start - 3600, "end_time": start + 86400},
+            )
+            return sorted(item["content"]["frame_id"] for item in response.json()["data"])
+
+        def vectors_written():
+            status = server.session.get(f"{server.url}/api/v1/status", timeout=60).json()
+            return status["semantic"]["waiting"]["frames"] == 0
+
+        deadline = clock_time() + 600
+        while not vectors_written() and clock_time() < deadline:
+            sleep(0.5)
+        assert vectors_written(), server.session.get(f"{server.url}/api/v1/status", timeout=60).text
+        assert found(ERASED["text"]) == gone and found(KEPT["text"]) == kept
+        # Before: every word is in the data dir's files (so the check below can see them).
+        assert set(files_holding(server, ERASED.values())) == set(ERASED.values())
+
+        response = server.session.delete(
+            f"{server.url}/api/v1/frames", timeout=120, params={"start_time": start - 60, "end_time": start + 30 * 60}
+        )
+        assert response.status_code == 200 and response.json()["removed"]["frames"] == 3, response.text
+
+        left = files_holding(server, ERASED.values())
+        assert left == {}, left
+        assert found(KEPT["text"]) == kept and found(KEPT["window"]) == kept
+        assert set(files_holding(server, KEPT.values())) == set(KEPT.values())

@@ -8,7 +8,7 @@ from django.db import connection
 
 from frames.models import Frame, OcrResult, OcrStatus
 from myrecall.errors import ApplicationError
-from search.filters import Filters, app_key, filters_parse
+from search.filters import Filters, filters_parse
 
 T0 = datetime(2026, 3, 2, 9, 0, tzinfo=dt_timezone.utc).timestamp()
 
@@ -74,10 +74,6 @@ def test_sql_and_orm_mean_the_same(frames, extra, expected):
     want = {frames[name] for name in expected}
     assert by_sql(filters) == want
     assert by_orm(filters) == want
-
-
-def test_app_key_folds_case_like_the_sql():
-    assert app_key("Google Chrome") == "google chrome"
 
 
 def test_parse_checks_the_range_and_drops_blank_names():
