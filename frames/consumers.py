@@ -1,3 +1,4 @@
+from datetime import date, datetime
 from urllib.parse import parse_qs
 
 from asgiref.sync import sync_to_async
@@ -26,6 +27,7 @@ class FramesLiveConsumer(AsyncWebsocketConsumer):
         query = parse_qs(self.scope.get("query_string", b"").decode())
         after = (query.get("after") or [""])[0]
         self.last_sent = int(after) if after.isdecimal() else None
+        self.day = _day_parse((query.get("day") or [""])[0]) or datetime.now(self.zone).date()
         await self.channel_layer.group_add(GROUP, self.channel_name)
         await self.accept()
         poller.attach()
@@ -42,9 +44,12 @@ class FramesLiveConsumer(AsyncWebsocketConsumer):
         if self.last_sent is not None and event["frame_id"] <= self.last_sent:
             return  # already sent while catching up
         self.last_sent = event["frame_id"]
+        local = local_time(event["timestamp"], self.zone)
         card = {
             "frame_id": event["frame_id"],
-            "local": local_time(event["timestamp"], self.zone),
+            "local": local,
+            # A frame of another local day than the page's (just after midnight, an import) shows its date.
+            "other_day": local.date() != self.day,
             "app_name": event["app_name"],
             "window_name": event["window_name"],
             "color": app_color(event["app_name"]),
@@ -53,3 +58,11 @@ class FramesLiveConsumer(AsyncWebsocketConsumer):
         with timezone.override(self.zone):
             html = render_to_string("frames/_live_card.html", {"card": card})
         await self.send(text_data=html)
+
+
+def _day_parse(value: str) -> date | None:
+    """The day the timeline page shows (?day=YYYY-MM-DD), if it names one."""
+    try:
+        return date.fromisoformat(value)
+    except ValueError:
+        return None

@@ -394,13 +394,13 @@
   function evidenceItem(item) {
     var node = fromTemplate("evidence-template");
     var link = node.querySelector("a");
-    var at = new Date(item.timestamp * 1000);
     link.setAttribute("href", localPath(item.viewer_url));
     link.setAttribute("data-frame-id", String(item.frame_id));
     link.setAttribute("title", item.window_name || "");
     node.querySelector("img").setAttribute("src", localPath(item.thumb_url));
     node.querySelector("time").setAttribute("datetime", item.local_time);
-    node.querySelector("time").textContent = hhmm(at);
+    // The clock of the zone the answer was written in (local_time is "YYYY-MM-DDTHH:MM:SS+hh:mm").
+    node.querySelector("time").textContent = item.local_time.slice(11, 16);
     node.querySelector(".app").textContent = item.app_name || "unknown app";
     return node;
   }

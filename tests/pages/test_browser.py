@@ -47,10 +47,9 @@ def chromium():
         browser.close()
 
 
-@pytest.fixture
-def page(chromium, server):
-    """A logged-in tab in Shanghai time: the page itself tells the server its timezone."""
-    context = chromium.new_context(timezone_id=TIMEZONE, viewport={"width": 1280, "height": 900})
+def tab_logged_in(chromium, server: LiveServer, timezone_id: str):
+    """A logged-in tab of a browser in timezone_id: the page itself tells the server its timezone."""
+    context = chromium.new_context(timezone_id=timezone_id, viewport={"width": 1280, "height": 900})
     context.set_default_timeout(TIMEOUT_MS)
     tab = context.new_page()
     tab.goto(server.url + "/")
@@ -60,9 +59,17 @@ def page(chromium, server):
     tab.fill("input[name=password]", (server.data_dir / "admin_password.txt").read_text().strip())
     tab.click("button[type=submit]")
     tab.wait_for_url(server.url + "/")
-    expect(tab.locator("header .zone")).to_have_text(TIMEZONE)
+    # The zone under the name the browser gives it (Chromium calls Asia/Kolkata Asia/Calcutta).
+    expect(tab.locator("header .zone")).to_have_text(tab.evaluate("Intl.DateTimeFormat().resolvedOptions().timeZone"))
+    return tab
+
+
+@pytest.fixture
+def page(chromium, server):
+    """A logged-in tab in Shanghai time."""
+    tab = tab_logged_in(chromium, server, TIMEZONE)
     yield tab
-    context.close()
+    tab.context.close()
 
 
 def frame_post(server: LiveServer, lines: list[str], *, timestamp: float, app_name: str = "Notes") -> int:

@@ -46,11 +46,11 @@ def poller_started(monkeypatch):
     return started
 
 
-def communicator(*, cookie: str = "", origin: str = "http://127.0.0.1:8000") -> WebsocketCommunicator:
+def communicator(*, cookie: str = "", origin: str = "http://127.0.0.1:8000", query: str = "") -> WebsocketCommunicator:
     headers = [(b"origin", origin.encode()), (b"host", b"127.0.0.1:8000")]
     if cookie:
         headers.append((b"cookie", cookie.encode()))
-    return WebsocketCommunicator(application, "/ws/frames/", headers=headers)
+    return WebsocketCommunicator(application, "/ws/frames/" + query, headers=headers)
 
 
 def test_a_connection_without_a_session_is_refused():
@@ -71,28 +71,34 @@ def test_a_logged_in_page_from_another_site_is_refused(session_cookie):
 
 
 def test_a_new_frame_arrives_as_an_out_of_band_card_in_local_time(session_cookie, poller_started):
-    image = render_text_image(["a frame stored while the page is open"])
+    # The page shows 6 May in Shanghai: 22:05 is on it; 16:35 UTC is 00:35 on 7 May, so its card says so.
+    shots = [(T, ["a frame stored while the page is open"]), (T + 9000, ["just after midnight", "换了一天"])]
 
     async def scenario():
-        ws = communicator(cookie=f"{session_cookie}; tz=Asia%2FShanghai")
+        ws = communicator(cookie=f"{session_cookie}; tz=Asia%2FShanghai", query="?day=2024-05-06")
         connected, _ = await ws.connect()
         assert connected
         for _ in range(WAIT_S * 20):
             if poller_started.is_set():
                 break
             await asyncio.sleep(0.05)
-        # Stored as another process would store it: a committed row the poller reads.
-        result = await sync_to_async(frame_ingest)(image_bytes=image, timestamp=T, app_name="Firefox", window_name="Docs")
-        message = await ws.receive_from(timeout=WAIT_S)
+        sent = []
+        for timestamp, lines in shots:
+            # Stored as another process would store it: a committed row the poller reads.
+            image = render_text_image(lines)
+            result = await sync_to_async(frame_ingest)(image_bytes=image, timestamp=timestamp, app_name="Firefox", window_name="Docs")
+            assert result.status == "created"
+            sent.append((result.frame_id, await ws.receive_from(timeout=WAIT_S)))
         await ws.disconnect()
-        return result.frame_id, message
+        return sent
 
-    frame_id, message = async_to_sync(scenario)()
+    (frame_id, message), (_, after_midnight) = async_to_sync(scenario)()
     assert message.startswith('<div id="live-frames" hx-swap-oob="afterbegin">')
     assert f'href="/frames/{frame_id}/view"' in message
     assert f'src="/frames/{frame_id}/thumb"' in message
     assert '<time datetime="2024-05-06T22:05:00+08:00">22:05:00</time>' in message
     assert "Firefox" in message
+    assert '<time datetime="2024-05-07T00:35:00+08:00">Tue 7 May 00:35:00</time>' in after_midnight
 
 
 def test_frames_stored_between_render_and_connect_are_sent_first_and_once(session_cookie):
