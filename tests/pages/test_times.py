@@ -109,3 +109,13 @@ def test_a_chat_answer_shows_its_range_and_evidence_in_the_zone_it_names(tab, se
         assert shown and set(shown) <= set(winter)
         assert shown == {frame_id: f"{winter[frame_id]:%H:%M}" for frame_id in shown}
         tab.reload()
+
+
+def test_a_tab_whose_zone_changed_reloads_once_into_the_new_zone(tab, server, shots):
+    # As if the computer moved zones with the tab open: the cookie and the one reload were for Shanghai.
+    tab.context.add_cookies([{"name": "tz", "value": "Asia%2FShanghai", "url": server.url}])
+    tab.evaluate("sessionStorage.setItem('tz-reloaded', 'Asia/Shanghai')")
+    frame_id, at = next(iter(shots.items()))
+    tab.goto(f"{server.url}/frames/{frame_id}/view")
+    expect(tab.locator("header .zone")).to_have_text(tab.zone_name)
+    expect(tab.locator(".viewer-bar time")).to_contain_text(f"{at.astimezone(tab.zone):%H:%M:%S}")
