@@ -1,6 +1,5 @@
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
-from django.contrib.auth.decorators import login_not_required
 from django.urls import include, path
 from django.views.generic import RedirectView
 
@@ -25,7 +24,7 @@ urlpatterns = [
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/", admin.site.urls),
     # The docs are at /api/v1/docs; the slash people add by habit finds them too.
-    path("api/v1/docs/", login_not_required(RedirectView.as_view(url="/api/v1/docs"))),
+    path("api/v1/docs/", RedirectView.as_view(url="/api/v1/docs")),
     path("api/v1/", api.urls),
     # The rest of screenpipe's API at the root: /frames/{id}/ocr|metadata|context, /activity-summary, /health.
     path("", include((screenpipe.urls, "screenpipe"))),

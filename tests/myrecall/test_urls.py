@@ -18,6 +18,7 @@ def test_the_icon_is_served_at_the_root_without_a_login_and_linked_from_the_page
 def test_the_api_docs_with_a_trailing_slash_lead_to_the_docs(client):
     slash = client.get("/api/v1/docs/")
     assert slash.status_code == 302 and slash["Location"] == "/api/v1/docs"
+    assert client.get("/api/v1/docs/", follow=True).redirect_chain[-1][0].startswith("/login/")  # the docs need a login
     client.force_login(get_user_model().objects.create_user("me", password="a long enough password"))
     docs = client.get("/api/v1/docs/", follow=True)
     assert docs.status_code == 200 and "MyRecall API" in docs.content.decode()
