@@ -258,8 +258,10 @@ def vectors_compact() -> tuple[int, int]:
     """Give back the disk space of deleted vectors; only while no process has the files open
     (the vector server runs it before it starts). Chroma leaves the folders of deleted
     collections behind (chroma-core/chroma#5259, #5520): those no segment names are removed;
-    and its database file is vacuumed when a fifth of it or more is free pages. Returns
-    (folders removed, bytes given back)."""
+    and its database file is vacuumed when a fifth of it or more is free pages. Entries written
+    before the index kept numbers only carry their app's name: it is removed (no query reads it)
+    and the file vacuumed, so that neither those entries nor ones deleted earlier leave a name
+    behind. Returns (folders removed, bytes given back)."""
     db = vectors_dir() / "db"
     meta = db / "chroma.sqlite3"
     if not meta.exists():
@@ -273,9 +275,18 @@ def vectors_compact() -> tuple[int, int]:
             if folder.is_dir() and _SEGMENT_DIR.match(folder.name) and folder.name not in live:
                 shutil.rmtree(folder, ignore_errors=True)
                 removed += 1
+        named = connection.execute("SELECT 1 FROM embedding_metadata WHERE key = 'app' LIMIT 1").fetchone()
+        if named:
+            with connection:
+                connection.execute("DELETE FROM embedding_metadata WHERE key = 'app'")
+                # Chroma's log keeps each entry as added until its vector segment is saved.
+                connection.execute(
+                    "UPDATE embeddings_queue SET metadata = json_remove(metadata, '$.app')"
+                    " WHERE json_valid(metadata) AND json_type(metadata, '$.app') IS NOT NULL"
+                )
         pages = connection.execute("PRAGMA page_count").fetchone()[0]
         free = connection.execute("PRAGMA freelist_count").fetchone()[0]
-        if pages and free >= pages / 5:
+        if named or (pages and free >= pages / 5):
             connection.execute("VACUUM")
     finally:
         connection.close()

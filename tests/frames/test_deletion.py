@@ -332,14 +332,12 @@ ERASED = {"text": "Quillibrastic", "window": "Vorpenhallow", "url": "snarfwidget
 KEPT = {"text": "Tomblewhisker", "window": "Frandiloquent", "url": "plonkerdash", "app": "Brizzlehopper"}
 
 
-def files_holding(server, words) -> dict[str, list[str]]:
-    """Every file under the server's data dir (raw bytes) that holds a word, in any letter case,
-    as UTF-8 or UTF-16 (SQLite can store text as either). Not serve.log: the test puts what serve
-    prints to its terminal there (a request's URL, with a search's words)."""
+def files_holding(folder, words, *, skip=None) -> dict[str, list[str]]:
+    """Every file under the folder but `skip` (raw bytes) that holds a word, in any letter case,
+    as UTF-8 or UTF-16 (SQLite can store text as either)."""
     found: dict[str, list[str]] = {}
-    folder = server.data_dir
     for path in sorted(folder.rglob("*")):
-        if not path.is_file() or path == server.log_path:
+        if not path.is_file() or path == skip:
             continue
         data = path.read_bytes().lower()
         for word in words:
@@ -367,6 +365,7 @@ def test_a_deleted_screen_leaves_none_of_its_words_in_any_file_of_the_data_dir(t
         gone = [post(ERASED, minute, f"invoice {minute}") for minute in range(3)]
         kept = [post(KEPT, 60 + minute, f"invoice {minute}") for minute in range(2)]
         ocr_wait(server=server, frame_ids=gone + kept)
+        # Not in the scan: serve.log, where the test keeps what serve prints to its terminal (a request's URL, with a search's words).
 
         def found(word):
             response = server.session.get(
@@ -385,14 +384,35 @@ def test_a_deleted_screen_leaves_none_of_its_words_in_any_file_of_the_data_dir(t
         assert vectors_written(), server.session.get(f"{server.url}/api/v1/status", timeout=60).text
         assert found(ERASED["text"]) == gone and found(KEPT["text"]) == kept
         # Before: every word is in the data dir's files (so the check below can see them).
-        assert set(files_holding(server, ERASED.values())) == set(ERASED.values())
+        assert set(files_holding(server.data_dir, ERASED.values(), skip=server.log_path)) == set(ERASED.values())
 
         response = server.session.delete(
             f"{server.url}/api/v1/frames", timeout=120, params={"start_time": start - 60, "end_time": start + 30 * 60}
         )
         assert response.status_code == 200 and response.json()["removed"]["frames"] == 3, response.text
 
-        left = files_holding(server, ERASED.values())
+        left = files_holding(server.data_dir, ERASED.values(), skip=server.log_path)
         assert left == {}, left
         assert found(KEPT["text"]) == kept and found(KEPT["window"]) == kept
-        assert set(files_holding(server, KEPT.values())) == set(KEPT.values())
+        assert set(files_holding(server.data_dir, KEPT.values(), skip=server.log_path)) == set(KEPT.values())
+
+
+def test_the_vector_server_erases_the_app_names_an_older_index_kept(data_dir):
+    """An index written before entries held numbers only kept each entry's app name, also in
+    Chroma's log and in the bytes of entries deleted since: at the vector server's start it goes."""
+    from search.vectors import vectors_compact
+
+    key, day = embedder_info().key, vectors_store.day_of(int(T0.timestamp() * 1000))
+    entries = [
+        vectors_store.FrameEntry(frame_id=frame_id, ts_ms=int(T0.timestamp() * 1000) + frame_id, embeddings=[[1.0, float(frame_id), 0.5]],
+                                 meta={"app": app, "focused": 1, "chars": 10})
+        for frame_id, app in [(1, "glimmerquaz"), (2, "glimmerquaz"), (3, "brizzlehopper")]
+    ]
+    vectors_store.day_write(embedder_key=key, day=day, entries=entries)
+    assert vectors_store.frames_remove(day=day, frame_ids=[1, 2]) == 2
+    vectors_release()  # as when the vector server stops
+    assert set(files_holding(data_dir, ["glimmerquaz", "brizzlehopper"])) == {"glimmerquaz", "brizzlehopper"}
+    vectors_compact()
+    assert files_holding(data_dir, ["glimmerquaz", "brizzlehopper"]) == {}
+    hits = vectors_store.day_query(embedder_key=key, day=day, embedding=[1.0, 3.0, 0.5], n=5).hits
+    assert [hit.frame_id for hit in hits] == [3]
