@@ -383,15 +383,11 @@ def _deletion_frames(job: FrameDeletion):
 
 def _deletion_batch(job_id: int) -> int:
     """Delete the rows of the job's next batch of frames, in one transaction, and record what
-    the batch still owes outside the database; returns how many (0: none left, the job is done)."""
+    the batch still owes outside the database; returns how many (0: none left)."""
     with transaction.atomic():
         job = FrameDeletion.objects.select_for_update().get(id=job_id)
         rows = list(_deletion_frames(job).order_by("id").values_list("id", "timestamp", "image_path")[:DELETE_BATCH])
         if not rows:
-            job.status = FrameDeletion.Status.DONE
-            job.finished_at = timezone.now()
-            job.error = ""
-            job.save(update_fields=["status", "finished_at", "error", "updated_at"])
             return 0
         gone = [FrameGone(id=frame_id, timestamp=moment) for frame_id, moment, _ in rows]
         ids = [frame.id for frame in gone]
@@ -446,20 +442,33 @@ def frames_delete_run(*, job_id: int, progress: Callable[[int], None] | None = N
             break
         count = _deletion_batch(job_id)
         if not count:
+            _deletion_finish(job_id)
             break
         if progress:
             progress(count)
-    job = FrameDeletion.objects.get(id=job_id)
-    if job.status == FrameDeletion.Status.DONE:
-        deletion_erase(job)
     database_space_reclaim()
     return FrameDeletion.objects.get(id=job_id)
 
 
 def deletion_erase(job: FrameDeletion) -> None:
-    """Erase what a finished deletion's rows leave behind in later apps' stores (through
+    """Erase what a deletion's rows, all gone, leave behind in later apps' stores (through
     frames_erasing); the database zeroes what it frees itself (secure_delete, see settings)."""
     frames_erasing.send(sender=Frame, start=job.start_time, end=job.end_time, removed=job.removed)
+
+
+def _deletion_finish(job_id: int) -> None:
+    """Every row and file of the job is gone: erase what they leave behind, then the job is
+    done. An erase that fails leaves the job running with the reason, for the worker's retry."""
+    job = FrameDeletion.objects.get(id=job_id)
+    try:
+        deletion_erase(job)
+    except Exception as exc:
+        logger.exception("Deletion %s could not erase what its frames left behind", job_id)
+        FrameDeletion.objects.filter(id=job_id).update(error=f"{type(exc).__name__}: {exc}"[:2000], updated_at=timezone.now())
+        return
+    FrameDeletion.objects.filter(id=job_id).update(
+        status=FrameDeletion.Status.DONE, finished_at=timezone.now(), error="", updated_at=timezone.now()
+    )
 
 
 def frames_delete(

@@ -416,3 +416,31 @@ def test_the_vector_server_erases_the_app_names_an_older_index_kept(data_dir):
     assert files_holding(data_dir, ["glimmerquaz", "brizzlehopper"]) == {}
     hits = vectors_store.day_query(embedder_key=key, day=day, embedding=[1.0, 3.0, 0.5], n=5).hits
     assert [hit.frame_id for hit in hits] == [3]
+
+
+def test_an_erase_that_fails_leaves_the_deletion_running_until_the_retry_erases(frame_make):
+    from frames.signals import frames_erasing
+
+    for minute in range(3):
+        frame_make(f"Quillibrastic {minute}", at=(T0 + timedelta(minutes=minute)).timestamp())
+    erased = []
+
+    def erase_fails(sender, **kwargs):
+        raise RuntimeError("database is locked")
+
+    frames_erasing.connect(erase_fails, dispatch_uid="test.erase_fails")
+    try:
+        job = services.frames_delete(end=T0 + timedelta(hours=1))
+    finally:
+        frames_erasing.disconnect(dispatch_uid="test.erase_fails")
+    assert job.status == FrameDeletion.Status.RUNNING and "database is locked" in job.error
+    assert not Frame.objects.exists() and not job.pending
+    frames_erasing.connect(lambda sender, **kwargs: erased.append(kwargs["end"]), dispatch_uid="test.erased", weak=False)
+    try:
+        FrameDeletion.objects.filter(id=job.id).update(updated_at=timezone.now() - timedelta(minutes=5))
+        assert services.frames_deletions_finish() == 1
+    finally:
+        frames_erasing.disconnect(dispatch_uid="test.erased")
+    job.refresh_from_db()
+    assert job.status == FrameDeletion.Status.DONE and job.error == "" and erased == [T0 + timedelta(hours=1)]
+    assert job.removed["frames"] == 3 and job.removed["fts_rows"] == 3
