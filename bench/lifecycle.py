@@ -8,14 +8,22 @@
    citations quoting them.
 2. One day deleted through frames.services.frames_delete (what DELETE /api/v1/frames and the
    timeline run): the time, what it removed, and the space given back by the database (its file
-   after the WAL checkpoint), the images and the vector index.
+   after the WAL checkpoint), the images and the vector index. What erasing costs (issue 21.4:
+   secure_delete, merging the keyword partitions of the range and the vocabulary's trigram
+   index, emptying the WAL): the day before it is deleted with erasing off, then erased on its
+   own, so the two deletions' times and the erase step can be compared.
 3. `manage.py export` of what is left (10,000 frames by default), then `manage.py import` into an
    empty data dir: times and sizes, and a check that the restored database holds the same frames.
+
+With --database-only: no image files, vectors or citations, and no export and import, so that
+the cost of deleting and erasing a day can be measured at a size whose images and vectors would
+not fit here (1M frames: --days 104 --rest 1600 --database-only).
 
 Prints figures, asserts nothing.
 
     .venv/bin/python bench/lifecycle.py
     .venv/bin/python bench/lifecycle.py --days 2 --per-day 2000 --rest 1000
+    .venv/bin/python bench/lifecycle.py --days 104 --rest 1600 --database-only
 """
 
 import argparse
@@ -77,7 +85,7 @@ def vectors_fill(chunks_per_frame: float, seed: int) -> int:
         count = max(1, int(rng.poisson(chunks_per_frame)))
         vectors = rng.normal(size=(count, DIMENSIONS)).astype(np.float32)
         vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-        entry = vectors_store.FrameEntry(frame_id=frame_id, ts_ms=ts_ms, meta={"app": "x", "focused": 1, "chars": 100}, embeddings=vectors.tolist())
+        entry = vectors_store.FrameEntry(frame_id=frame_id, ts_ms=ts_ms, meta={"focused": 1, "chars": 100}, embeddings=vectors.tolist())
         by_day.setdefault(vectors_store.day_of(ts_ms), []).append(entry)
     written = 0
     with tqdm(total=sum(len(v) for v in by_day.values()), desc="vector index (synthetic)", unit="frame", mininterval=2) as bar:
@@ -111,6 +119,32 @@ def citations_make(day_start: datetime, count: int, seed: int) -> int:
     return made
 
 
+def delete_unerased(start: datetime, end: datetime, progress) -> tuple[float, float]:
+    """Delete a range as before erasing was added (secure_delete off, no segment merges), then
+    erase it on its own as a finished deletion does; returns the two times in seconds."""
+    from django.db import connection
+
+    from frames.services import database_space_reclaim, deletion_erase, frames_delete
+    from frames.signals import frames_erasing
+    from search.services import keyword_index_erase_on_erasing
+
+    uid = "search.keyword_index_erase"
+    frames_erasing.disconnect(dispatch_uid=uid)
+    connection.ensure_connection()
+    connection.connection.execute("PRAGMA secure_delete=OFF")
+    try:
+        started = time.perf_counter()
+        job = frames_delete(start=start, end=end, progress=progress)
+        delete_s = time.perf_counter() - started
+    finally:
+        connection.connection.execute("PRAGMA secure_delete=ON")
+        frames_erasing.connect(keyword_index_erase_on_erasing, dispatch_uid=uid)
+    started = time.perf_counter()
+    deletion_erase(job)
+    database_space_reclaim()
+    return delete_s, time.perf_counter() - started
+
+
 def database_bytes() -> int:
     from django.db import connection
 
@@ -138,21 +172,25 @@ def manage(data_dir: Path, *args: str) -> tuple[float, str]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--days", type=int, default=2, help="Days of --per-day frames; the first is the one deleted.")
+    parser.add_argument("--days", type=int, default=2, help="Days of --per-day frames (2 or more): the first is deleted without erasing, the second with.")
     parser.add_argument("--per-day", type=int, default=9600, help="Frames a day (9,600: one every 9 s around the clock).")
-    parser.add_argument("--rest", type=int, default=400, help="Frames on a later day, so that 10,000 are left to export.")
+    parser.add_argument("--rest", type=int, default=10000, help="Frames in the hour after the days: what is left to export.")
     parser.add_argument("--image-kb", type=int, default=40, help="Size of each image file (about a 1080p WebP screen here).")
     parser.add_argument("--chunks-per-frame", type=float, default=4.6)
     parser.add_argument("--citations", type=int, default=200)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--database-only", action="store_true", help="No images, vectors or citations; no export and import.")
     parser.add_argument("--keep", action="store_true")
     args = parser.parse_args()
+    if args.days < 2:
+        parser.error("--days must be 2 or more: one day is deleted without erasing, the next with")
     t0 = datetime(2026, 10, 5, tzinfo=dt_timezone.utc).timestamp()
     rng = np.random.default_rng(args.seed)
     parts = [np.sort(rng.uniform(t0 + d * DAY, t0 + (d + 1) * DAY, args.per_day)) for d in range(args.days)]
     parts.append(np.sort(rng.uniform(t0 + args.days * DAY, t0 + args.days * DAY + 3600, args.rest)))
     timestamps = np.concatenate(parts)
-    deleted_day = datetime.fromtimestamp(t0, tz=dt_timezone.utc)
+    unerased_day = datetime.fromtimestamp(t0, tz=dt_timezone.utc)
+    deleted_day = unerased_day + timedelta(days=1)
     print(code_state())
     with bench_data_dir("lifecycle", keep=args.keep) as data_dir:
         server = vector_server(data_dir)
@@ -161,14 +199,19 @@ def main() -> None:
 
         database_create()
         generate_s = frames_generate(size=len(timestamps), t0=t0, seed=args.seed, timestamps=timestamps)
-        image_bytes = images_write(args.image_kb, args.seed)
-        vectors = vectors_fill(args.chunks_per_frame, args.seed)
-        cited = citations_make(deleted_day, args.citations, args.seed)
+        full = not args.database_only
+        image_bytes = images_write(args.image_kb, args.seed) if full else 0
+        vectors = vectors_fill(args.chunks_per_frame, args.seed) if full else 0
+        cited = sum(citations_make(day, args.citations, args.seed) for day in (unerased_day, deleted_day)) if full else 0
         print(f"memory: {len(timestamps):,} frames over {args.days} days + {args.rest} ({generate_s:.0f} s to generate), "
-              f"{image_bytes / 2**20:,.0f} MiB of images, {vectors:,} vectors, {cited} citations of the first day")
+              f"{image_bytes / 2**20:,.0f} MiB of images, {vectors:,} vectors, {cited} citations of the first two days")
+
+        # 2. delete the first day without erasing, then erase it; delete the second as the app does
+        with tqdm(total=args.per_day, desc=f"deleting {unerased_day:%Y-%m-%d} (erasing off)", unit="frame") as bar:
+            unerased_s, erase_s = delete_unerased(unerased_day, unerased_day + timedelta(days=1), bar.update)
         db_before, chroma_before, images_before = database_bytes(), disk_bytes(data_dir / "chroma"), files_bytes(data_dir / "frames")
 
-        # 2. delete the first day
+        # the second day, as DELETE /api/v1/frames does it (erasing)
         with tqdm(total=args.per_day, desc=f"deleting {deleted_day:%Y-%m-%d}", unit="frame") as bar:
             started = time.perf_counter()
             job = frames_delete(start=deleted_day, end=deleted_day + timedelta(days=1), progress=bar.update)
@@ -176,10 +219,15 @@ def main() -> None:
         db_after, chroma_after, images_after = database_bytes(), disk_bytes(data_dir / "chroma"), files_bytes(data_dir / "frames")
         # Chroma keeps a deleted collection's files while it runs; the vector server gives them back when it starts.
         server.__exit__(None, None, None)
-        with vector_server(data_dir):
-            chroma_restarted = disk_bytes(data_dir / "chroma")
+        if full:
+            with vector_server(data_dir):
+                chroma_restarted = disk_bytes(data_dir / "chroma")
+        else:
+            chroma_restarted = chroma_after
         removed = job.removed
-        print(f"\n(2) deleted one day of {removed.get('frames', 0):,} frames in {delete_s:.1f} s "
+        print(f"\n(2) erasing off: deleted {unerased_day:%Y-%m-%d} in {unerased_s:.1f} s, then erased it on its own in {erase_s:.1f} s "
+              "(merging its week's keyword partition and the vocabulary's trigram index, emptying the WAL)")
+        print(f"    deleted one day of {removed.get('frames', 0):,} frames, erasing, in {delete_s:.1f} s "
               f"({1000 * delete_s / max(removed.get('frames', 1), 1):.2f} ms a frame), status {job.status}; removed: "
               + ", ".join(f"{k} {v:,}" for k, v in sorted(removed.items())))
         print(f"    space given back: database {db_before / 2**20:,.1f} -> {db_after / 2**20:,.1f} MiB "
@@ -187,6 +235,15 @@ def main() -> None:
               f"{images_before / 2**20:,.0f} -> {images_after / 2**20:,.0f} MiB; vector index {chroma_before / 2**20:,.0f} -> "
               f"{chroma_after / 2**20:,.0f} MiB while its server runs (Chroma keeps a dropped collection's files), "
               f"{chroma_restarted / 2**20:,.0f} MiB after the vector server's next start")
+
+        print(f"    erasing costs {delete_s - unerased_s:+.1f} s on this day's deletion ({unerased_s:.1f} s without, {delete_s:.1f} s with)")
+        if not full:
+            print("\n== summary ==")
+            print(f"command: {' '.join(sys.argv)}")
+            print(f"{len(timestamps):,} frames: delete one day of {removed.get('frames', 0):,} frames: {delete_s:.1f} s erasing, "
+                  f"{unerased_s:.1f} s with erasing off (+ {erase_s:.1f} s to erase it afterwards); database gave back "
+                  f"{(db_before - db_after) / 2**20:,.1f} MiB of {db_before / 2**20:,.1f}")
+            return
 
         # 3. export what is left, then import it into an empty data dir
         from django.db import connection
@@ -215,7 +272,8 @@ def main() -> None:
             shutil.rmtree(work, ignore_errors=True)
         print("\n== summary ==")
         print(f"command: {' '.join(sys.argv)}")
-        print(f"delete one day of {removed.get('frames', 0):,} frames: {delete_s:.1f} s; database gave back "
+        print(f"delete one day of {removed.get('frames', 0):,} frames: {delete_s:.1f} s erasing, {unerased_s:.1f} s with erasing off "
+              f"(+ {erase_s:.1f} s to erase it afterwards); database gave back "
               f"{(db_before - db_after) / 2**20:,.1f} MiB of {db_before / 2**20:,.1f}; images {(images_before - images_after) / 2**20:,.0f} MiB; "
               f"vector index {(chroma_before - chroma_restarted) / 2**20:,.0f} MiB (at the vector server's next start)")
         print(f"export {left:,} frames: {export_s:.1f} s; import: {import_s:.1f} s")
