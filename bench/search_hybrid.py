@@ -758,7 +758,7 @@ def proc_role(pid: int) -> str:
     except OSError:
         return "gone"
     line = " ".join(argv)
-    if "daphne" in line:
+    if "myrecall.web" in argv:
         return "web (daphne)"
     if "vector_server" in argv:
         return "vector server: manage.py vector_server"

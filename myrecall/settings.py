@@ -31,6 +31,7 @@ env = environ.Env(
     MYRECALL_RETENTION_DAYS=(int, 0),
     MYRECALL_HOUSEKEEPING_CHECK_S=(float, 60.0),
     MYRECALL_WORKER_STOP_S=(float, 30.0),
+    MYRECALL_STOP_GRACE_S=(float, 5.0),
     MYRECALL_SEARCH_RANK_MAX=(int, 4000),
     MYRECALL_SEARCH_FALLBACK_BELOW=(int, 20),
     EMBEDDINGS_BASE_URL=(str, ""),
@@ -224,8 +225,12 @@ TASK_MAX_ATTEMPTS = env("MYRECALL_TASK_MAX_ATTEMPTS")
 TASK_TURN_S = env("MYRECALL_TASK_TURN_S")
 # The timeline warns when a device that captured today has sent no frame for this long.
 CAPTURE_SILENT_S = env("MYRECALL_CAPTURE_SILENT_MIN") * 60
-# How long `serve` lets the worker finish its task in flight on a stop before killing it.
+# How long a stopping worker (Ctrl-C, SIGTERM, serve gone) may finish its task in flight; past it the
+# task is interrupted and goes back to the queue.
 WORKER_STOP_S = env("MYRECALL_WORKER_STOP_S")
+# On a stop the web server answers the requests in flight for up to this long, and an interrupted
+# worker puts its task back within it; then the process exits whatever it is doing (myrecall.shutdown).
+STOP_GRACE_S = env("MYRECALL_STOP_GRACE_S")
 
 # Keyword search. bm25 costs about 1.5 us a match (bench/search_keyword.py): past this many matches of
 # a tier in the range only the newest are ranked, so a word on most screens still answers fast; 0

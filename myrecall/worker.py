@@ -22,6 +22,7 @@ from django_tasks_db.models import DBTaskResult
 from myrecall.models import TaskRun, WorkerStopped
 from myrecall.selectors import tasks_ready_priorities
 from myrecall.services import task_turn_give, tasks_abandoned_sweep, worker_beat, worker_unregister
+from myrecall.shutdown import exit_deadline
 from myrecall.worker_hooks import periodic_hooks, startup_hooks
 
 logger = logging.getLogger(__name__)
@@ -54,8 +55,10 @@ class Turns:
 
 class RecoveringWorker(Worker):
     """django-tasks-db's Worker with a stop that never fails the task in flight: the first
-    SIGINT/SIGTERM lets it finish and then stops; a second interrupts it, puts it back in the
-    queue (not counted as an attempt) and stops. After each task it gives waiting levels their turn."""
+    SIGINT/SIGTERM lets it finish (for up to WORKER_STOP_S) and then stops; a second, or that
+    time passing, interrupts it, puts it back in the queue (not counted as an attempt) and stops.
+    The process is gone STOP_GRACE_S later whatever it is doing (myrecall.shutdown). After each
+    task it gives waiting levels their turn."""
 
     interrupted = False
 
@@ -67,13 +70,22 @@ class RecoveringWorker(Worker):
         name = signal.strsignal(signum)
         if self.running:
             self.running = False
+            exit_deadline(settings.WORKER_STOP_S + settings.STOP_GRACE_S)
             if self.running_task:
                 logger.warning("%s: stopping after the task in flight (again: put it back in the queue and stop now)", name)
+                overtime = threading.Timer(settings.WORKER_STOP_S, self._overtime, args=(signum,))
+                overtime.daemon = True
+                overtime.start()
             return
         if not self.interrupted:
             self.interrupted = True
             logger.warning("%s: stopping now; the task in flight goes back to the queue", name)
             raise WorkerStopped(name)
+
+    def _overtime(self, signum: int) -> None:
+        if self.running_task:
+            logger.warning("The task in flight is still running %g s after the stop", settings.WORKER_STOP_S)
+            os.kill(os.getpid(), signum)  # as a second Ctrl-C: the main thread puts it back and stops
 
     def run_task(self, db_task_result: DBTaskResult) -> None:
         self.turns.taken(db_task_result.priority)

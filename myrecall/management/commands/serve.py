@@ -15,6 +15,7 @@ from myrecall.sidecars import Sidecar, sidecars
 
 MAX_RESTARTS = 5
 RESTART_WINDOW_S = 60
+KILL_MARGIN_S = 10
 _PRCTL = ctypes.CDLL(None, use_errno=True).prctl if sys.platform == "linux" else None
 PR_SET_PDEATHSIG = 1
 
@@ -44,7 +45,7 @@ class Command(BaseCommand):
         for name in children:
             _wait_ready(sidecars[name], children[name], self.stderr)
         commands |= {
-            "web": [python, "-m", "daphne", "-b", host, "-p", str(port), "--proxy-headers", "myrecall.asgi:application"],
+            "web": [python, "-m", "myrecall.web", "-b", host, "-p", str(port), "--proxy-headers", "myrecall.asgi:application"],
             "worker": [python, manage, "worker"],
         }
         children |= {name: _start(commands[name], env) for name in ("web", "worker")}
@@ -78,10 +79,14 @@ class Command(BaseCommand):
                 children[name] = _start(commands[name], env)
             time.sleep(0.2)
         if signals == 1:
-            self.stdout.write("Stopping: the worker finishes its task in flight (Ctrl-C again: it goes back to the queue).")
+            self.stdout.write(
+                f"Stopping: the worker finishes its task in flight (at most {settings.WORKER_STOP_S:g} s; "
+                "Ctrl-C again: it goes back to the queue now)."
+            )
             self.stdout.flush()
         _terminate(child for name, child in children.items() if name not in sidecars)
-        deadline = time.time() + settings.WORKER_STOP_S
+        # Each child bounds its own stop (myrecall.shutdown); killing it is for one that does not.
+        deadline = time.time() + settings.WORKER_STOP_S + settings.STOP_GRACE_S + KILL_MARGIN_S
         # The web server and the worker first, then the sidecars they use.
         ordered = [name for name in children if name not in sidecars] + [name for name in children if name in sidecars]
         for name in ordered:
@@ -91,6 +96,7 @@ class Command(BaseCommand):
             try:
                 child.wait(timeout=max(deadline - time.time(), 5.0 if name in sidecars else 0.1))
             except subprocess.TimeoutExpired:
+                self.stderr.write(f"{name} did not stop in time; killing it.")
                 child.kill()  # a task it was running is taken again by the next worker's sweep
                 child.wait()
         sys.exit(exit_code)

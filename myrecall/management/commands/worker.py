@@ -1,5 +1,6 @@
 from django.core.management.base import BaseCommand
 
+from myrecall.shutdown import exit_now
 from myrecall.worker import worker_run
 
 
@@ -16,3 +17,4 @@ class Command(BaseCommand):
             self.stdout.flush()
 
         worker_run(say=say)
+        exit_now(0)  # its task given back or done, its registration gone: nothing left to tidy
