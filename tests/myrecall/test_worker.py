@@ -283,6 +283,25 @@ def test_a_second_sigterm_puts_the_task_back_uncounted_and_the_next_worker_does_
     assert [t["status"] for t in data.tasks(frame_id)] == ["SUCCESSFUL"]
 
 
+def test_a_task_still_running_past_the_stop_time_goes_back_uncounted_and_the_worker_exits(data):
+    # A stop time far shorter than reading a screen full of long lines takes.
+    worker = data.worker(MYRECALL_WORKER_STOP_S="0.5")
+    frame_id = data.frame_ingest(seed=45, word="overtime", long_lines=True)
+    data.wait_running(frame_id)
+
+    worker.send_signal(signal.SIGTERM)  # once: the worker itself gives up on the task past the stop time
+
+    assert worker.wait(timeout=WAIT_S) == 0
+    assert "still running 0.5 s after the stop" in data.logs()
+    [task] = data.tasks(frame_id)
+    assert task["status"] == "READY"
+    assert task["worker_ids"] == []
+    assert data.frame(frame_id)["status"] == "pending"
+    assert data.rows("SELECT count(*) FROM myrecall_workerheartbeat") == [(0,)]
+    data.worker()
+    data.wait("the frame to be read", lambda: data.frame(frame_id)["status"] == "done")
+
+
 def test_ctrl_c_on_serve_during_a_task_loses_no_work(tmp_path):
     data_dir = tmp_path / "serve"
     with LiveServer(data_dir, env={**FAST, "MYRECALL_WORKER_STOP_S": str(WAIT_S)}) as server:
