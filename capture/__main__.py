@@ -24,8 +24,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--token", default=os.environ.get("MYRECALL_TOKEN", ""), help="An API token (env MYRECALL_TOKEN).")
     parser.add_argument("--token-file", type=Path, help="Read the token from this file instead.")
     parser.add_argument("--interval", type=float, default=3.0, help="Seconds between screenshots (default 3).")
-    parser.add_argument("--report-every", type=float, default=60.0, help="Seconds between the lines that say what was "
-                        "sent, skipped and spooled (default 60).")
+    parser.add_argument("--report-every", type=float, default=60.0, help="Seconds between the reports of what was sent, "
+                        "skipped and spooled: a line on stderr, also sent to the server for its timeline (default 60).")
     parser.add_argument("--monitor", type=int, default=1, help="1 the first monitor, 2 the second...; 0 all as one image.")
     parser.add_argument("--device", default=None, help="The device name frames are stored under (default: host name).")
     parser.add_argument("--state-dir", type=Path, default=state_dir_default(), help="Spool, pause flag and last rules.")
@@ -66,8 +66,8 @@ def main(argv=None) -> int:
     if args.interval < 0.5:
         print("capture: --interval must be at least 0.5 seconds", file=sys.stderr)
         return EXIT_USAGE
-    if args.report_every < 1:
-        print("capture: --report-every must be at least 1 second", file=sys.stderr)
+    if not 1 <= args.report_every <= 86400:
+        print("capture: --report-every must be from 1 second to 86400 (a day)", file=sys.stderr)
         return EXIT_USAGE
     if not (args.display or os.environ.get("DISPLAY")):
         print("capture: no X display ($DISPLAY is not set). On Wayland, see README \"Capture\".", file=sys.stderr)

@@ -1,7 +1,8 @@
 """The capture loop: every interval, unless paused or the focused window is excluded, a
 screenshot of the monitor with the focused window's app and title goes into the spool (when a
 pixel changed since the last one); an uploader thread sends the spool to the server in capture
-order, and reads the server's privacy rules every RULES_REFRESH_S."""
+order, reads the server's privacy rules every RULES_REFRESH_S, and sends the report of each
+report period (so the server knows the client runs while it sends no frame)."""
 
 import json
 import logging
@@ -13,6 +14,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from capture import CLIENT_NAME
 from capture.screen import Screen, ScreenError, shot_png
 from capture.server import Outcome, Server
 from capture.spool import Spool
@@ -70,6 +72,8 @@ class Client:
         self.server_rules = self._rules_cached()
         self.sent = self.captured = self.skipped_unchanged = self.skipped_excluded = 0
         self._reported = (0, 0, 0)  # sent, unchanged, excluded at the last report
+        self._report_due: dict | None = None  # the latest report, until the uploader sends it
+        self._reports_taken = True  # False once the server said it has no route for reports (an older one)
         self.stopped_by: str | None = None  # the signal's name
         self._last_checksum: int | None = None
         self._last_excluded: str | None = None
@@ -191,6 +195,9 @@ class Client:
         backoff = 1.0
         try:
             while not self.stopping.is_set():
+                if (report := self._report_due) is not None:
+                    self._report_due = None
+                    self.report_send(report)
                 if time.monotonic() >= self._rules_at:
                     self._rules_at = time.monotonic() + RULES_REFRESH_S
                     self.rules_refresh()
@@ -225,20 +232,51 @@ class Client:
 
     # Run --------------------------------------------------------------------------------------
 
-    def report_line(self) -> str:
-        """What the last report period did: frames sent, skipped, excluded, and what waits."""
+    def report_take(self) -> dict:
+        """What the report period that just ended did (the counts start again from zero): frames
+        sent, skipped as unchanged, excluded, what waits in the spool, whether paused; the body of
+        POST /api/v1/capture/report."""
         now = (self.sent, self.skipped_unchanged, self.skipped_excluded)
         sent, unchanged, excluded = (a - b for a, b in zip(now, self._reported))
         self._reported = now
+        return {
+            "device_name": self.config.device_name,
+            "period_s": self.config.report_s,
+            "sent": sent,
+            "unchanged": unchanged,
+            "excluded": excluded,
+            "spooled": self.spool.count(),
+            "paused": self.paused() is not None,
+            "client": CLIENT_NAME,
+        }
+
+    def report_line(self, report: dict) -> str:
         period = "minute" if self.config.report_s == 60 else f"{self.config.report_s:g} s"
-        waiting = f"{self.spool.count()} waiting in the spool"
+        waiting = f"{report['spooled']} waiting in the spool"
         if self._down:
             waiting += f" ({self.config.url} cannot be reached)"
         paused = f"{reason}; " if (reason := self.paused()) else ""
         return (
-            f"last {period}: {paused}{sent} frame(s) sent, {unchanged} skipped as unchanged, "
-            f"{excluded} excluded by privacy rules, {waiting}"
+            f"last {period}: {paused}{report['sent']} frame(s) sent, {report['unchanged']} skipped as unchanged, "
+            f"{report['excluded']} excluded by privacy rules, {waiting}"
         )
+
+    def report_send(self, report: dict) -> None:
+        """Send a report; one that does not arrive is not sent again (the next one replaces it)."""
+        if not self._reports_taken:
+            return
+        answer = self.server.report_post(report)
+        if answer.outcome is Outcome.RETRY:
+            self._unreachable(answer.detail)
+            return
+        self._reachable()
+        if answer.outcome is Outcome.NOT_MYRECALL:  # the address answered our privacy rules, so an older server
+            logger.info("the server takes no capture reports (an older MyRecall): its timeline judges this device by its frames alone")
+            self._reports_taken = False
+        elif answer.outcome is Outcome.REFUSED:
+            logger.warning("the server refused the capture report: %s", answer.detail)
+        else:
+            self._stop_if_fatal(answer)
 
     def _stop_on_signal(self, signum, _frame) -> None:
         self.stopped_by = signal.Signals(signum).name
@@ -277,7 +315,10 @@ class Client:
                     logger.warning("capture failed: %s", exc)
                 if time.monotonic() >= next_report:
                     next_report += self.config.report_s
-                    logger.info("%s", self.report_line())
+                    report = self.report_take()
+                    logger.info("%s", self.report_line(report))
+                    self._report_due = report  # sent by the uploader: a slow server never holds capture up
+                    self.wake.set()
                 next_tick += self.config.interval_s
                 delay = next_tick - time.monotonic()
                 if delay < 0:  # fell behind (a suspended machine): start again from now

@@ -1,5 +1,5 @@
-"""The one module that talks to the MyRecall server (requests): posting a frame, reading the
-privacy rules. Every answer is sorted into what the client does next."""
+"""The one module that talks to the MyRecall server (requests): posting a frame or a report,
+reading the privacy rules. Every answer is sorted into what the client does next."""
 
 import enum
 from dataclasses import dataclass
@@ -82,6 +82,17 @@ class Server:
             except ValueError:
                 return Answer(Outcome.NOT_MYRECALL, "the answer to a frame was not JSON")
             return Answer(Outcome.STORED, body.get("status", ""), body.get("frame_id"))
+        return Answer(Outcome.REFUSED, f"{response.status_code}: {self._message(response)}")
+
+    def report_post(self, report: dict) -> Answer:
+        try:
+            response = self.session.post(f"{self.base_url}/api/v1/capture/report", json=report, timeout=TIMEOUT_S)
+        except requests.RequestException as exc:
+            return Answer(Outcome.RETRY, _failure(exc))
+        if answer := self._sorted(response):
+            return answer
+        if response.status_code == 200:
+            return Answer(Outcome.STORED, "ok")
         return Answer(Outcome.REFUSED, f"{response.status_code}: {self._message(response)}")
 
     def privacy_get(self) -> tuple[Answer, dict | None]:

@@ -7,6 +7,8 @@ from ninja import File, Router, UploadedFile
 from frames import selectors, services, storage
 from frames.models import Frame, FrameDeletion
 from frames.schemas import (
+    CaptureReportIn,
+    CaptureReportOut,
     ContextIn,
     FrameContextOut,
     FrameCreatedOut,
@@ -178,3 +180,12 @@ def privacy_put(request: HttpRequest, rules: PrivacyRulesIn):
     """Replaces every rule: all five fields are required. Frames matching an exclusion are refused from then on (422, with the
     rule); those stored before stay until deleted (DELETE /api/v1/frames)."""
     return services.privacy_update(**rules.dict()).to_json()
+
+
+@router.post("/capture/report", response=responses({200: CaptureReportOut}, 403), summary="A capture client's periodic report")
+def capture_report(request: HttpRequest, report: CaptureReportIn):
+    """A capture client says what it did in its last period (frames sent, screenshots skipped as
+    unchanged, ticks excluded by privacy rules, frames waiting in its spool, whether it is paused).
+    The server keeps the latest per device_name, replacing the one before; the timeline reads it
+    to tell a quiet screen from a client that stopped. Not allowed for read-only tokens."""
+    return services.capture_report_record(**report.dict())

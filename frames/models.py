@@ -124,3 +124,22 @@ class PrivacySettings(models.Model):
 
     def __str__(self) -> str:
         return "Privacy settings"
+
+
+class CaptureReport(models.Model):
+    """The latest report of each capture client (one row per device, replaced by the next): what
+    its last period did. A client that reports is alive even when it sends no frame (the screen
+    did not change, an excluded window has the focus, it is paused)."""
+
+    device_name = models.CharField(max_length=255, unique=True)
+    received_at = models.DateTimeField(help_text="When the server got it (its own clock, not the client's).")
+    period_s = models.FloatField(help_text="The seconds the counts cover; the client reports this often.")
+    sent = models.PositiveIntegerField(help_text="Frames sent in the period.")
+    unchanged = models.PositiveIntegerField(help_text="Screenshots skipped: not a pixel changed.")
+    excluded = models.PositiveIntegerField(help_text="Ticks not captured: an excluded app or window had the focus.")
+    spooled = models.PositiveIntegerField(help_text="Frames waiting in the client's spool at the report.")
+    paused = models.BooleanField()
+    client = models.CharField(max_length=100, blank=True, default="", help_text="The reporting program and its version.")
+
+    def __str__(self) -> str:
+        return f"Capture report of {self.device_name} at {self.received_at:%Y-%m-%d %H:%M:%S}"

@@ -142,3 +142,32 @@ class PrivacyRulesSchema(Schema):
 
 class PrivacyRulesIn(PrivacyRulesSchema, BodySchema):
     """Every rule, all five fields: a PUT replaces the whole set, so none is left to a default."""
+
+
+PeriodCount = Annotated[int, Field(ge=0, le=10**9)]
+
+
+class CaptureReportIn(BodySchema):
+    """What a capture client did in its last report period; sent every period, also when it
+    sent no frame, so that a quiet screen is not taken for a stopped client."""
+
+    device_name: str = Field(min_length=1, max_length=255, description="The device name its frames are stored under.")
+    period_s: float = Field(ge=1, le=86400, description="The seconds the counts cover; the client reports this often.")
+    sent: PeriodCount = Field(description="Frames sent in the period.")
+    unchanged: PeriodCount = Field(description="Screenshots skipped because not a pixel changed.")
+    excluded: PeriodCount = Field(description="Times nothing was captured because an excluded app or window had the focus.")
+    spooled: PeriodCount = Field(description="Frames waiting in the client's spool (the server could not be reached, or not yet sent).")
+    paused: bool = Field(description="Whether capture is paused (on the client, or by the server's Settings).")
+    client: str = Field("", max_length=100, description="The reporting program and its version, e.g. myrecall-capture/1.")
+
+
+class CaptureReportOut(Schema):
+    device_name: str
+    received_at: datetime = Field(description="When the server got it (its clock); the timeline counts from this.")
+    period_s: float
+    sent: int
+    unchanged: int
+    excluded: int
+    spooled: int
+    paused: bool
+    client: str

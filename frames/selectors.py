@@ -10,7 +10,7 @@ from django.conf import settings
 from django.db.models import Count, Max
 from django.utils import timezone
 
-from frames.models import Frame, FrameDeletion, OcrResult, PrivacySettings
+from frames.models import CaptureReport, Frame, FrameDeletion, OcrResult, PrivacySettings
 from myrecall.errors import NotFound
 from myrecall.privacy_rules import PrivacyRules
 
@@ -70,10 +70,21 @@ def frame_last_timestamp() -> datetime | None:
     return Frame.objects.order_by("-timestamp").values_list("timestamp", flat=True).first()
 
 
-def devices_last_frame(*, since: datetime) -> list[tuple[str, datetime]]:
-    """Each device that sent a frame taken since `since`, with its newest frame's time, newest first."""
-    rows = Frame.objects.filter(timestamp__gte=since).values("device_name").annotate(last=Max("timestamp")).order_by("-last")
-    return [(row["device_name"], row["last"]) for row in rows]
+@dataclass(frozen=True)
+class DeviceSeen:
+    name: str
+    last_frame: datetime | None  # its newest frame taken since the time asked for
+    report: CaptureReport | None  # its capture client's latest report, if received since then
+
+
+def devices_seen(*, since: datetime) -> list[DeviceSeen]:
+    """Each device that sent a frame taken, or whose capture client reported, since `since`;
+    the most recently heard from first."""
+    frames = Frame.objects.filter(timestamp__gte=since).values("device_name").annotate(last=Max("timestamp"))
+    last_frames = {row["device_name"]: row["last"] for row in frames}
+    reports = {report.device_name: report for report in CaptureReport.objects.filter(received_at__gte=since)}
+    devices = [DeviceSeen(name=name, last_frame=last_frames.get(name), report=reports.get(name)) for name in last_frames | reports]
+    return sorted(devices, key=lambda d: max(d.last_frame or since, d.report.received_at if d.report else since), reverse=True)
 
 
 def frames_sources(*, frame_ids: list[int]) -> dict[int, tuple[str, str]]:

@@ -1,4 +1,4 @@
-"""Writes for frames: ingest, OCR and deletion."""
+"""Writes for frames: ingest, OCR, deletion, and the capture clients' reports."""
 
 import dataclasses
 import logging
@@ -18,7 +18,7 @@ from PIL import Image
 from frames import ocr, storage
 from frames.live import frame_created_publish
 from frames.imaging import hash_distance, image_decode, image_encode, image_hash
-from frames.models import Frame, FrameDeletion, OcrResult, OcrStatus, PrivacySettings
+from frames.models import CaptureReport, Frame, FrameDeletion, OcrResult, OcrStatus, PrivacySettings
 from frames.selectors import deletions_stalled, privacy_rules, retention_cutoff
 from frames.signals import frame_text_ready, frames_deleted, frames_deleting, frames_erasing
 from frames.text import text_languages
@@ -544,3 +544,32 @@ def privacy_update(
         },
     )
     return privacy_rules()
+
+
+def capture_report_record(
+    *,
+    device_name: str,
+    period_s: float,
+    sent: int,
+    unchanged: int,
+    excluded: int,
+    spooled: int,
+    paused: bool,
+    client: str = "",
+) -> CaptureReport:
+    """Keep a capture client's latest report (one per device, replacing the one before), stamped
+    with the server's time: the timeline judges from it whether the client is still running."""
+    report, _ = CaptureReport.objects.update_or_create(
+        device_name=device_name,
+        defaults={
+            "received_at": timezone.now(),
+            "period_s": period_s,
+            "sent": sent,
+            "unchanged": unchanged,
+            "excluded": excluded,
+            "spooled": spooled,
+            "paused": paused,
+            "client": client,
+        },
+    )
+    return report

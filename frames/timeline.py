@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
+from frames.selectors import DeviceSeen
 from myrecall.timezones import duration_short
 
 logger = logging.getLogger(__name__)
@@ -124,23 +125,58 @@ def active_minutes(*, rows: list[dict], zone: ZoneInfo) -> dict[str, list[int]]:
 @dataclass
 class Device:
     name: str
-    last: float  # its newest frame's time
-    ago: str  # how long before now, "12 s"
-    silent: bool  # it captured today but has sent nothing for a while
+    last: float | None  # its newest frame's time; None without one in the last day
+    summary: str  # what the device line says after its name: "capturing · last frame 3 min ago (screen unchanged since)"
+    silent: bool  # it captured today but nothing has been heard from it for a while
+    quiet_for: str  # how long nothing has been heard from it, "7 min"
+    reports: bool  # its capture client reports (else only its frames tell whether it runs)
+    reported_ago: str | None  # how long since its client's latest report
 
 
-def devices_status(*, devices: list[tuple[str, float]], now: float, today_start: float, silent_after_s: float) -> list[Device]:
-    """The capturing devices for the timeline. Silent: a frame today, none in the last
-    silent_after_s; a device that stopped before today (left off overnight) is not."""
-    return [
-        Device(
-            name=name,
-            last=last,
-            ago=duration_short(now - last),
-            silent=last >= today_start and now - last > silent_after_s,
+def _client_said(report, has_frame: bool) -> tuple[str, list[str]]:
+    """What a capture client's latest report says it is doing, and why no frame came if none did."""
+    if report.paused:
+        return "paused", []
+    details = [f"{report.spooled} frame(s) waiting to be sent"] if report.spooled else []
+    if report.sent or not (report.unchanged or report.excluded):
+        return "capturing", details
+    if not report.unchanged:
+        return "skipping an excluded window", details
+    since = " since" if has_frame else ""
+    why = "screen unchanged or excluded" if report.excluded else "screen unchanged"
+    return "capturing", [why + since, *details]
+
+
+def devices_status(*, devices: list[DeviceSeen], now: float, today_start: float, silent_after_s: float) -> list[Device]:
+    """The capturing devices for the timeline. A device whose capture client reported within
+    silent_after_s (or two of its report periods, if longer) runs, whether or not it sent a frame,
+    and its line says what the client is doing. Silent: heard from today (a frame or a report),
+    not in the last silent_after_s; a device that stopped before today (left off overnight) is not."""
+    shown = []
+    for seen in devices:
+        last = seen.last_frame.timestamp() if seen.last_frame else None
+        report = seen.report
+        heard = report.received_at.timestamp() if report else None
+        latest = max(t for t in (last, heard) if t is not None)
+        frame_part = f"last frame {duration_short(now - last)} ago" if last is not None else "no frame in the last day"
+        if report and now - heard <= max(silent_after_s, 2 * report.period_s):
+            state, details = _client_said(report, has_frame=last is not None)
+            summary, silent = f"{state} · {frame_part}" + (f" ({'; '.join(details)})" if details else ""), False
+        else:
+            silent = latest >= today_start and now - latest > silent_after_s
+            summary = f"not heard from for {duration_short(now - latest)} · {frame_part}" if silent and report else frame_part
+        shown.append(
+            Device(
+                name=seen.name,
+                last=last,
+                summary=summary,
+                silent=silent,
+                quiet_for=duration_short(now - latest),
+                reports=report is not None,
+                reported_ago=duration_short(now - heard) if report else None,
+            )
         )
-        for name, last in devices
-    ]
+    return shown
 
 
 # Lines shown above the timeline when something needs the user's eye (indexing far behind, search

@@ -71,19 +71,18 @@ def _day_and_hour(request: HttpRequest, query) -> tuple[date, int | None, str | 
 
 
 def _devices_context(request: HttpRequest) -> dict:
-    """The devices that sent frames in the last day, for the timeline's device line."""
+    """The devices that sent frames or whose capture client reported in the last day, for the timeline's device line."""
     zone = request_timezone(request)
     now = datetime.now(zone)
     today_start, _ = day_bounds(now.date(), zone)
-    recent = selectors.devices_last_frame(since=now - timedelta(days=1))
     devices = timeline.devices_status(
-        devices=[(name, last.timestamp()) for name, last in recent],
+        devices=selectors.devices_seen(since=now - timedelta(days=1)),
         now=now.timestamp(),
         today_start=today_start,
         silent_after_s=settings.CAPTURE_SILENT_S,
     )
     return {
-        "devices": [{**device.__dict__, "local": local_time(device.last, zone)} for device in devices],
+        "devices": [{**device.__dict__, "local": device.last and local_time(device.last, zone)} for device in devices],
         "capture_paused": selectors.privacy_rules().capture_paused,
     }
 

@@ -223,7 +223,7 @@ TASK_MAX_ATTEMPTS = env("MYRECALL_TASK_MAX_ATTEMPTS")
 # Live frames are read first (myrecall/priorities.py); work of a lower priority that waited this long
 # without a turn gets one, so a backlog still drains while frames come faster than they are read.
 TASK_TURN_S = env("MYRECALL_TASK_TURN_S")
-# The timeline warns when a device that captured today has sent no frame for this long.
+# The timeline warns when a device that captured today has neither sent a frame nor had its capture client report for this long.
 CAPTURE_SILENT_S = env("MYRECALL_CAPTURE_SILENT_MIN") * 60
 # How long a stopping worker (Ctrl-C, SIGTERM, serve gone) may finish its task in flight; past it the
 # task is interrupted and goes back to the queue.

@@ -93,5 +93,6 @@ def search(request: HttpRequest, params: StrictQuery[SearchParams]):
 def status(request: HttpRequest):
     """How far indexing has come: frames by OCR state; keyword index rows; vectors; for each
     index the oldest frame not yet searchable through it (and how long it has waited); the
-    embedding model, the vector backend and whether it answers."""
+    embedding model, the vector backend and whether it answers; each device heard from in the
+    last day, with when its last frame was taken and its capture client's latest report."""
     return selectors.index_status()

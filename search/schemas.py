@@ -3,6 +3,8 @@ from datetime import datetime
 from ninja import Schema
 from pydantic import Field
 
+from frames.schemas import CaptureReportOut
+
 
 class OcrContentOut(Schema):
     frame_id: int
@@ -78,7 +80,16 @@ class FramesStatusOut(Schema):
     ocr: dict[str, int]
 
 
+class DeviceStatusOut(Schema):
+    device_name: str
+    last_frame: datetime | None = Field(description="When its newest frame of the last day was taken; null when none.")
+    last_report: CaptureReportOut | None = Field(
+        description="Its capture client's latest report, if one came in the last day; null for a program that sends frames without reports."
+    )
+
+
 class StatusOut(Schema):
     frames: FramesStatusOut
     keyword: KeywordStatusOut
     semantic: SemanticStatusOut
+    devices: list[DeviceStatusOut] = Field(description="Each device heard from in the last day (a frame or a report), the most recent first.")

@@ -6,7 +6,7 @@ import re
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
-from datetime import datetime
+from datetime import datetime, timedelta
 from datetime import timezone as dt_timezone
 
 from django.conf import settings
@@ -15,6 +15,7 @@ from django.db.models import Count, Min
 from django.utils import timezone
 
 from frames.models import Frame, OcrStatus
+from frames.selectors import devices_seen
 from myrecall.timezones import duration_short
 from search.embeddings import (
     EmbeddingError,
@@ -772,7 +773,8 @@ def index_status() -> dict:
     """What is indexed and what is not yet, for GET /api/v1/status: frames by OCR state; keyword
     index rows, the frames waiting for it (index_backlog) and the oldest frame by capture time
     not yet searchable by its words; vectors, the frames waiting for them and the oldest not yet
-    searchable by meaning; the embedder, the vector backend and whether it answers."""
+    searchable by meaning; the embedder, the vector backend and whether it answers; the devices
+    heard from in the last day, with their last frame and their capture client's last report."""
     from search.models import FrameVectors, VectorStatus
 
     by_state = dict(Frame.objects.values_list("ocr_status").annotate(n=Count("id")).values_list("ocr_status", "n"))
@@ -821,6 +823,10 @@ def index_status() -> dict:
             "healthy": healthy,
             "problem": None if healthy else reason,
         },
+        "devices": [
+            {"device_name": device.name, "last_frame": device.last_frame, "last_report": device.report}
+            for device in devices_seen(since=timezone.now() - timedelta(days=1))
+        ],
     }
 
 

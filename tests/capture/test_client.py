@@ -246,6 +246,90 @@ def test_a_line_every_report_period_says_what_was_sent_skipped_and_excluded(desk
         assert client.stop() == 0
 
 
+def device_status(server, device: str, timeout_s: float = 30) -> dict | None:
+    """The device's entry in GET /api/v1/status once its client's report is stored, waited for."""
+    deadline = time.time() + timeout_s
+    while time.time() < deadline:
+        devices = server.session.get(f"{server.url}/api/v1/status", timeout=60).json()["devices"]
+        found = next((d for d in devices if d["device_name"] == device and d["last_report"]), None)
+        if found:
+            return found
+        time.sleep(0.5)
+    return None
+
+
+def test_each_report_is_sent_to_the_server_also_when_no_frame_is_and_the_status_lists_the_device(desktop, server, tmp_path):
+    desktop.show("Heartword orchard", title="Heartbeat — Memowin")
+    client = Client(desktop, tmp_path / "state", url=server.url, token=server.token, args=["--report-every", "2", "--device", "beating"])
+    try:
+        client.reports_wait(2)
+        status = device_status(server, "beating")
+        assert status and status["last_frame"], client.output()
+        report = status["last_report"]
+        assert report["period_s"] == 2 and report["client"] == "myrecall-capture/1" and report["paused"] is False
+        logged = [(r["sent"], r["unchanged"], r["excluded"], r["spooled"]) for r in client.reports()]
+        assert (report["sent"], report["unchanged"], report["excluded"], report["spooled"]) in logged, (report, logged)
+    finally:
+        assert client.stop() == 0
+    # Only an excluded window: no frame is sent, the report still comes and says so.
+    client = Client(desktop, tmp_path / "state", url=server.url, token=server.token,
+                    args=["--report-every", "2", "--device", "excluding", "--exclude-app", APP])
+    try:
+        client.reports_wait(2)
+        deadline = time.time() + 30
+        while (status := device_status(server, "excluding")) and not status["last_report"]["excluded"] and time.time() < deadline:
+            time.sleep(0.5)
+        assert status and status["last_frame"] is None and status["last_report"]["excluded"] >= 1, client.output()
+        assert status["last_report"]["sent"] == 0
+    finally:
+        assert client.stop() == 0
+
+
+class OlderServer(BaseHTTPRequestHandler):
+    """A MyRecall from before capture reports: privacy rules and frames, no report route."""
+
+    reports_asked = 0
+
+    def do_GET(self):
+        self._answer(200, {"excluded_apps": [], "excluded_windows": [], "excluded_urls": [], "redact_secrets": False, "capture_paused": False})
+
+    def do_POST(self):
+        self.rfile.read(int(self.headers["Content-Length"]))
+        if self.path == "/api/v1/capture/report":
+            OlderServer.reports_asked += 1
+            self._answer(404, {"detail": "Not Found"})
+        else:
+            self._answer(201, {"frame_id": 1, "status": "created"})
+
+    def _answer(self, status: int, body: dict):
+        data = json.dumps(body).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args):
+        pass
+
+
+def test_a_server_without_the_report_route_gets_frames_as_before_and_is_asked_once(desktop, tmp_path):
+    older = HTTPServer(("127.0.0.1", 0), OlderServer)
+    threading.Thread(target=older.serve_forever, daemon=True).start()
+    desktop.show("Olderword quay", title="Older — Memowin")
+    client = Client(desktop, tmp_path / "state", url=f"http://127.0.0.1:{older.server_port}", token="any", args=["--report-every", "1"])
+    try:
+        for text in ("Olderword pier", "Olderword dock"):
+            client.reports_wait(len(client.reports()) + 1)
+            desktop.show(text, title="Older — Memowin")
+        reports = client.reports_wait(len(client.reports()) + 2)
+    finally:
+        code = client.stop()
+        older.shutdown()
+    assert code == 0 and sum(r["sent"] for r in reports) >= 2, client.output()
+    assert OlderServer.reports_asked == 1 and client.output().count("takes no capture reports") == 1, client.output()
+
+
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
 def test_sigint_to_a_background_client_or_sigterm_ends_it_with_one_line_and_the_spool_kept(desktop, tmp_path, sig):
     desktop.show("Signalword pebble", title="Signals — Memowin")

@@ -6,7 +6,7 @@ pages, and times in the browser's timezone."""
 import io
 import os
 import re
-from datetime import datetime
+from datetime import datetime, timedelta
 from datetime import timezone as dt_timezone
 from html.parser import HTMLParser
 from urllib.parse import quote
@@ -17,8 +17,8 @@ from django.contrib.auth import get_user_model
 from django.utils import timezone
 from PIL import Image
 
-from frames.models import Frame, OcrResult
-from frames.services import frame_ingest, privacy_update
+from frames.models import CaptureReport, Frame, OcrResult
+from frames.services import capture_report_record, frame_ingest, privacy_update
 from frames.thumbnails import THUMB_WIDTH, thumbnail_path
 from tests.conftest import render_text_image
 
@@ -518,8 +518,9 @@ def test_the_timeline_names_each_capturing_device_and_says_when_one_that_capture
     assert len(line) == 3 and line[1:] == ["desktop: last frame 20 min ago", f"office-pc: last frame {int((now - midnight + 3600) // 3600)} h ago"]
     assert re.fullmatch(r"laptop: last frame (1[2-9]|[2-5]\d) s ago", line[0]), line
     assert len(silent) == 1 and silent[0].startswith("desktop has sent no frame for 20 min (its last was taken at ")
-    # The line refreshes itself from its own URL, and is there only on today's page.
-    assert devices_shown(browser.get("/timeline/devices")) == (line, silent)
+    # The line refreshes itself from its own URL, and is there only on today's page (laptop's seconds may have moved on).
+    again, silent_again = devices_shown(browser.get("/timeline/devices"))
+    assert again[1:] == line[1:] and again[0].startswith("laptop: last frame ") and silent_again == silent
     assert devices_shown(browser.get("/", {"date": "2024-05-06"})) == ([], [])
 
     # The threshold is a setting: past 30 minutes, 20 is not silent yet.
@@ -536,3 +537,44 @@ def test_a_timeline_with_no_recent_frame_says_how_to_start_capturing(browser):
     page = browser.get("/")
     assert devices_shown(page) == ([], [])
     assert "No frame was taken in the last day. To record this screen, run the capture client" in page.content.decode()
+
+
+def client_report(device: str, *, ago_s: float = 0, period_s: float = 60, sent=0, unchanged=0, excluded=0, spooled=0, paused=False) -> None:
+    """A capture client's report, as POST /api/v1/capture/report stores it, received ago_s before now."""
+    capture_report_record(device_name=device, period_s=period_s, sent=sent, unchanged=unchanged, excluded=excluded, spooled=spooled, paused=paused)
+    CaptureReport.objects.filter(device_name=device).update(received_at=timezone.now() - timedelta(seconds=ago_s))
+
+
+def test_a_device_whose_client_reports_is_not_silent_without_frames_and_one_heard_from_by_neither_is(browser):
+    now = timezone.now().timestamp()
+    zone = next(z for z in ("UTC", "Etc/GMT-12") if datetime.now(ZoneInfo(z)).hour >= 2)
+    zone_set(browser, zone)
+    device_frame("laptop", now - 600)
+    client_report("laptop", unchanged=20)  # reading one page for 10 minutes: the client runs
+    device_frame("desktop", now - 20 * 60)
+    client_report("desktop", ago_s=15 * 60, sent=3)  # neither a report nor a frame for 15 minutes
+    device_frame("studio", now - 30 * 60)
+    client_report("studio", paused=True)
+    device_frame("kiosk", now - 8 * 60)
+    client_report("kiosk", excluded=20)
+    client_report("tablet", unchanged=5, excluded=3, spooled=4)  # no frame in the last day
+    device_frame("server-room", now - 25 * 60)
+    client_report("server-room", ago_s=20 * 60, period_s=900, unchanged=300)  # reports every 15 min: not late yet
+
+    line, notices = devices_shown(browser.get("/"))
+    assert dict(entry.split(": ", 1) for entry in line) == {
+        "laptop": "capturing · last frame 10 min ago (screen unchanged since)",
+        "desktop": "not heard from for 15 min · last frame 20 min ago",
+        "studio": "paused · last frame 30 min ago",
+        "kiosk": "skipping an excluded window · last frame 8 min ago",
+        "tablet": "capturing · no frame in the last day (screen unchanged or excluded; 4 frame(s) waiting to be sent)",
+        "server-room": "capturing · last frame 25 min ago (screen unchanged since)",
+    }
+    taken = datetime.fromtimestamp(now - 20 * 60, ZoneInfo(zone)).strftime("%H:%M")
+    assert notices == [
+        f"desktop: its capture client has not been heard from for 15 min: see whether it still runs (its last frame was taken at {taken})."
+    ]
+    assert devices_shown(browser.get("/timeline/devices")) == (line, notices)
+    # Its client reports again: the notice goes.
+    client_report("desktop", unchanged=20)
+    assert devices_shown(browser.get("/timeline/devices"))[1] == []
