@@ -16,6 +16,7 @@ import json
 import logging
 import os
 import shutil
+import signal
 import subprocess
 import threading
 from collections import deque
@@ -27,6 +28,7 @@ from itertools import count
 from pathlib import Path
 
 from agent_bridge.events import PiEvent, Response, event_parse
+from myrecall.shutdown import process_descendants
 
 logger = logging.getLogger(__name__)
 
@@ -205,6 +207,8 @@ class PiProcess:
         proc = self._proc
         if proc is None or proc.poll() is not None:
             return
+        # The commands its tools run, each in a session of its own: Pi leaves them running when it exits.
+        tools = process_descendants(proc.pid)
         try:
             with self._write_lock:
                 proc.stdin.close()
@@ -216,6 +220,11 @@ class PiProcess:
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
+        for pid in tools:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:  # it ended with Pi
+                pass
 
     def kill(self) -> None:
         """Kill it outright (tests, and a process that ignores its stdin)."""

@@ -9,6 +9,7 @@ import os
 import sys
 import threading
 import time
+from pathlib import Path
 from typing import NoReturn
 
 logger = logging.getLogger(__name__)
@@ -45,3 +46,25 @@ def exit_now(code: int) -> NoReturn:
         except (OSError, ValueError):  # closed, or gone with the terminal: nothing more to say
             pass
     os._exit(code)
+
+
+def process_descendants(pid: int) -> list[int]:
+    """Every live process below pid (children, grandchildren...), read from /proc."""
+    parents: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:  # the process ended while we looked
+            continue
+        # The command name may hold spaces and parentheses: the fields start after the last ')'.
+        fields = stat.rsplit(")", 1)[1].split()
+        if fields[0] != "Z":
+            parents.setdefault(int(fields[1]), []).append(int(entry.name))
+    found, todo = [], [pid]
+    while todo:
+        for child in parents.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found

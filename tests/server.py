@@ -13,6 +13,7 @@ from pathlib import Path
 
 import requests
 
+from myrecall.shutdown import process_descendants
 from tests.screens import render, session
 
 REPO = Path(__file__).resolve().parent.parent
@@ -23,28 +24,6 @@ def port_pick() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
-
-
-def process_descendants(pid: int) -> list[int]:
-    """Every live process below pid (children, grandchildren...), read from /proc."""
-    parents: dict[int, list[int]] = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:  # the process ended while we looked
-            continue
-        # The command name may hold spaces and parentheses: the fields start after the last ')'.
-        fields = stat.rsplit(")", 1)[1].split()
-        if fields[0] != "Z":
-            parents.setdefault(int(fields[1]), []).append(int(entry.name))
-    found, todo = [], [pid]
-    while todo:
-        for child in parents.get(todo.pop(), []):
-            found.append(child)
-            todo.append(child)
-    return found
 
 
 class LiveServer:

@@ -344,3 +344,45 @@ def test_the_chat_page_in_agent_mode_shows_steps_live_and_the_evidence_opens_the
             tab.wait_for_url(f"**/frames/{frame_id}/view**")
         finally:
             browser.close()
+
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def _children(pid: int) -> list[int]:
+    with open(f"/proc/{pid}/task/{pid}/children") as children:
+        return [int(child) for child in children.read().split()]
+
+
+def test_a_killed_serve_takes_pi_and_the_command_it_runs_down_with_it(tmp_path, model):
+    env = {"LLM_BASE_URL": model.base_url, "LLM_MODEL": "fake-agent", "LLM_API_KEY": "test-key"}
+    with LiveServer(tmp_path / "data", env=env) as live:
+        model.play(bash("sleep 600"), text("never said"))
+        response = live.session.post(
+            f"{live.url}/api/v1/chat", json={"message": "wait", "mode": "agent"},
+            headers={"Accept": "text/event-stream"}, stream=True, timeout=120,
+        )
+        stream = events(response)
+        turn_id = next(stream)[1]["turn_id"]
+        next(data for kind, data in stream if kind == "agent_start")
+        pi_pid = turn(live, turn_id)["pi_pid"]
+        deadline = time.time() + 60
+        while not (tools := _children(pi_pid)) and time.time() < deadline:  # Pi runs the command in a session of its own
+            time.sleep(0.2)
+        assert tools, "Pi did not run the command"
+
+        live.proc.kill()  # no handler runs: the web server learns it from the kernel, Pi from the web server
+        live.proc.wait()
+        deadline = time.time() + 60
+        while any(_alive(pid) for pid in [pi_pid, *tools]) and time.time() < deadline:
+            time.sleep(0.2)
+    left = [pid for pid in [pi_pid, *tools] if _alive(pid)]
+    for pid in left:  # not to leave them running past a failure
+        os.kill(pid, signal.SIGKILL)
+    assert left == [], f"Pi {pi_pid}, its command {tools}"
