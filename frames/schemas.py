@@ -6,7 +6,7 @@ from pydantic import Field, field_validator
 
 from frames.services import EARLIEST_TIMESTAMP, timestamp_latest, timestamp_parse
 from myrecall.errors import ApplicationError
-from myrecall.inputs import EPOCH_MAX, EPOCH_MIN, BodySchema, InputSchema, NullableTextBool
+from myrecall.inputs import EPOCH_MAX, EPOCH_MIN, BodySchema, InputSchema, NullableTextBool, WHOLE_NUMBER
 from myrecall.privacy_rules import MAX_RULE_CHARS, MAX_RULES
 
 
@@ -144,7 +144,7 @@ class PrivacyRulesIn(PrivacyRulesSchema, BodySchema):
     """Every rule, all five fields: a PUT replaces the whole set, so none is left to a default."""
 
 
-PeriodCount = Annotated[int, Field(ge=0, le=10**9)]
+PeriodCount = Annotated[int, Field(ge=0, le=10**9), WHOLE_NUMBER]
 
 
 class CaptureReportIn(BodySchema):

@@ -10,7 +10,10 @@ whole against its schema before an operation runs, so that a malformed request c
 - `EPOCH_MIN` and `EPOCH_MAX`: the epoch seconds a time may take (year 1970 to 9999).
 - `errors_explained`: validation errors as the message and list of the one error shape.
 - `TextBool`, `NullableTextBool`: a boolean in a query or form is the word true or false (the
-  latter also takes "null" or nothing, how a form spells a JSON null, for not given)."""
+  latter also takes "null" or nothing, how a form spells a JSON null, for not given).
+- `WHOLE_NUMBER`: an int of a strict JSON body also taken with a zero fraction (3.0), as JSON
+  and the OpenAPI schema's "integer" allow; 2.5, "3" and true are still refused. It goes last in
+  the Annotated, after the Field with its bounds (before it, the schema loses the bounds)."""
 
 from collections.abc import Mapping
 from typing import Annotated, Any
@@ -115,6 +118,11 @@ def _text_null(value: Any) -> Any:
     return None if isinstance(value, str) and value.strip().lower() in {"", "null"} else value
 
 
+def _integral(value: Any) -> Any:
+    return int(value) if isinstance(value, float) and value.is_integer() else value
+
+
+WHOLE_NUMBER = BeforeValidator(_integral)
 TextBool = Annotated[bool, BeforeValidator(_text_bool)]  # a query's or form's boolean: true or false, not 1 or yes
 NullableTextBool = Annotated[bool | None, BeforeValidator(_text_bool), BeforeValidator(_text_null)]  # also "null" or empty: not given
 

@@ -37,7 +37,7 @@ def test_a_report_is_kept_as_the_devices_latest_and_the_next_one_replaces_it(api
     stored = CaptureReport.objects.get(device_name="laptop")
     assert stored.received_at >= before and (stored.sent, stored.unchanged, stored.paused) == (17, 3, False)
 
-    again = report_post(api, {**REPORT, "sent": 0, "unchanged": 20, "paused": True, "client": ""})
+    again = report_post(api, {**REPORT, "sent": 0, "unchanged": 20.0, "paused": True, "client": ""})  # 20.0: a JSON integer too
     assert again.status_code == 200, again.content
     stored = CaptureReport.objects.get(device_name="laptop")
     assert (stored.sent, stored.unchanged, stored.paused, stored.client) == (0, 20, True, "")
@@ -51,6 +51,7 @@ def test_a_report_is_kept_as_the_devices_latest_and_the_next_one_replaces_it(api
         ({k: v for k, v in REPORT.items() if k != "sent"}, "sent"),
         ({**REPORT, "sent": -1}, "sent"),
         ({**REPORT, "sent": "17"}, "sent"),  # a number, not text
+        ({**REPORT, "sent": True}, "sent"),
         ({**REPORT, "unchanged": 2.5}, "unchanged"),
         ({**REPORT, "paused": 0}, "paused"),  # true or false, not 0
         ({**REPORT, "period_s": 0.5}, "period_s"),
