@@ -762,8 +762,6 @@ def proc_role(pid: int) -> str:
         return "web (daphne)"
     if "vector_server" in argv:
         return "vector server: manage.py vector_server"
-    if "chromadb.app:app" in argv:
-        return "vector server: Chroma's server (uvicorn)"
     if "worker" in argv:
         return "worker"
     return "other: " + line[:60]

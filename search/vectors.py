@@ -2,9 +2,10 @@
 
 Where the index lives, in this order:
 - CHROMA_URL set: a Chroma server the user runs (scale-out).
-- Else the embedded server that `serve` runs on the data dir (`manage.py vector_server`),
-  found through the address file it writes (DATA_DIR/chroma/server.json), and asking for the
-  key kept beside it (DATA_DIR/chroma/server.key, this user's alone). Chroma's local
+- Else the embedded server that `serve` runs on the data dir (`manage.py vector_server`, see
+  VectorServer): Chroma's files open in that process, its calls answered over a unix socket in
+  the data dir (DATA_DIR/chroma/server.sock, announced in server.json) to a peer that proves it
+  holds the key kept beside it (DATA_DIR/chroma/server.key, this user's alone). Chroma's local
   client keeps its vector graph in the memory of the process that opened it and never sees
   what another process writes, so the web server and the worker (two processes) must share
   one server rather than each open the files.
@@ -43,6 +44,7 @@ import urllib.request
 from dataclasses import dataclass
 from datetime import datetime
 from datetime import timezone as dt_timezone
+from multiprocessing.connection import AuthenticationError, Client, Listener, answer_challenge, deliver_challenge
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -84,7 +86,11 @@ def server_key_file() -> Path:
     return vectors_dir() / "server.key"
 
 
-# What vector_server_key_ensure writes (token_urlsafe); Chroma compares the file's text whole, newline included.
+def server_socket() -> Path:
+    return vectors_dir() / "server.sock"
+
+
+# What vector_server_key_ensure writes (token_urlsafe).
 _KEY = re.compile(r"[A-Za-z0-9_-]{32,}")
 
 
@@ -103,18 +109,15 @@ def vector_server_key_ensure() -> Path:
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w") as handle:
         os.fchmod(fd, 0o600)  # a leftover .tmp keeps its old mode through O_CREAT
-        handle.write(secrets.token_urlsafe(32))  # no newline: the server reads the key with it
+        handle.write(secrets.token_urlsafe(32))
         handle.flush()
         os.fsync(fd)
     tmp.replace(path)
     return path
 
 
-def _server_token() -> str | None:
-    """The key the vector server asks for: CHROMA_TOKEN for a server of the user's (none when
-    unset), the key file for the embedded one."""
-    if settings.CHROMA_URL:
-        return settings.CHROMA_TOKEN or None
+def _server_key() -> str:
+    """The key the embedded vector server asks for."""
     try:
         return server_key_file().read_text()
     except OSError as exc:
@@ -122,21 +125,20 @@ def _server_token() -> str | None:
 
 
 def backend_describe() -> str:
-    """Where the index lives, for the status API: "chroma server <url>" or "chroma files <path>"."""
-    url = _server_url()
-    return f"chroma server {url}" if url else f"chroma files {vectors_dir() / 'db'}"
+    """Where the index lives, for the status API: "chroma server <url or socket>" or "chroma files <path>"."""
+    where = settings.CHROMA_URL or _server_socket()
+    return f"chroma server {where}" if where else f"chroma files {vectors_dir() / 'db'}"
 
 
-def _server_url() -> str | None:
-    if settings.CHROMA_URL:
-        return settings.CHROMA_URL
+def _server_socket() -> str | None:
+    """The embedded vector server's socket, while the server that announced it runs."""
     try:
         info = json.loads(server_file().read_text())
     except (OSError, ValueError):
         return None
     if not isinstance(info, dict) or int(info.get("pid", 0)) <= 0 or not pid_alive(int(info["pid"])):
         return None
-    return info.get("url")
+    return info.get("socket")
 
 
 TOKEN_CLIENT = "chromadb.auth.token_authn.TokenAuthClientProvider"
@@ -163,6 +165,8 @@ def _refused(exc: Exception) -> bool:
 
 
 def _failure(what: str, exc: Exception) -> VectorError:
+    if isinstance(exc, _ServerFailure):
+        return VectorError(f"the vector index failed to {what}: {exc.kind}: {exc}")
     if _refused(exc):
         return _key_refused(f"{type(exc).__name__}: {exc}")
     return VectorError(f"the vector index failed to {what}: {type(exc).__name__}: {exc}")
@@ -172,14 +176,21 @@ def _client(*, write: bool = False):
     """The client for where the index lives now (the server's address may change on a restart).
     When the files of an index this process had open are gone, reads fail (search says so and
     answers from keyword search) and the next write starts an empty index."""
-    import chromadb
+    url = settings.CHROMA_URL
+    socket_path = None if url else _server_socket()
+    if socket_path:
+        if not (vectors_dir() / "db").exists():
+            raise VectorError(f"the vector index files in {vectors_dir() / 'db'} are gone; `manage.py reindex --vectors` rebuilds them")
+        key = f"{socket_path} {_server_key()}"  # a new key (a key file made again) needs a new client
+        if key not in _clients:
+            _clients[key] = _ServerClient(socket_path, key.partition(" ")[2])
+            _remote_clients.add(id(_clients[key]))
+        return _clients[key]
+    import chromadb  # 80 MB: only where Chroma's own client runs
 
-    url = _server_url()
-    if url and not settings.CHROMA_URL and not (vectors_dir() / "db").exists():
-        raise VectorError(f"the vector index files in {vectors_dir() / 'db'} are gone; `manage.py reindex --vectors` rebuilds them")
     if url:
-        token = _server_token()
-        key = f"{url} {token}"  # a new key (a key file made again) needs a new client
+        token = settings.CHROMA_TOKEN or None
+        key = f"{url} {token}"  # a new token needs a new client
         if key not in _clients:
             parts = urlparse(url)
             try:
@@ -294,30 +305,201 @@ def vectors_compact() -> tuple[int, int]:
     return removed, max(0, before - after)
 
 
-# The environment variables Chroma's server reads as its settings (the fields of chromadb.config.Settings),
-# matched here without importing Chroma (80 MB): a user's own must not reach the embedded server.
-CHROMA_SETTINGS_ENV = re.compile(
-    r"(?i)chroma_\w*|environment|tenant_id|topic_namespace|is_persistent|persist_directory|allow_reset"
-    r"|anonymized_telemetry|migrations\w*|worker_memberlist_name"
-)
+class _ServerFailure(Exception):
+    """An error raised in the embedded vector server; kind is its type's name there."""
+
+    def __init__(self, kind: str, message: str):
+        super().__init__(message)
+        self.kind = kind
 
 
-def vector_server_process(*, port: int) -> tuple[list[str], dict[str, str]]:
-    """The command line and environment of the embedded vector server: Chroma's Python server
-    (its Rust one, `chroma run`, checks no key: chroma-core/chroma#4965) on 127.0.0.1, on the data
-    dir's files, refusing every request but its heartbeat without the key of server_key_file()
-    (given by file: a command line is readable by every account)."""
-    inherited = {name: value for name, value in os.environ.items() if not CHROMA_SETTINGS_ENV.fullmatch(name)}
-    env = {
-        **inherited,
-        "ANONYMIZED_TELEMETRY": "False",
-        "IS_PERSISTENT": "TRUE",
-        "PERSIST_DIRECTORY": str(vectors_dir() / "db"),
-        "CHROMA_SERVER_AUTHN_PROVIDER": "chromadb.auth.token_authn.TokenAuthenticationServerProvider",
-        "CHROMA_SERVER_AUTHN_CREDENTIALS_FILE": str(vector_server_key_ensure()),
-    }
-    argv = [sys.executable, "-m", "uvicorn", "chromadb.app:app", "--host", "127.0.0.1", "--port", str(port), "--no-access-log"]
-    return argv, env
+class _ServerClient:
+    """The part of Chroma's client API this module uses, answered by the embedded vector server
+    (VectorServer) over its socket: a call is one round trip on a connection of a small pool
+    (a search reads several days at once), each connection opened by proving the key."""
+
+    POOL = 8
+
+    def __init__(self, path: str, key: str):
+        self.path, self._key = path, key.encode()
+        self._idle: list = []
+
+    def _take(self):
+        while self._idle:
+            try:
+                connection = self._idle.pop()
+            except IndexError:
+                break
+            if not connection.poll():  # readable while idle: the server closed it (it stopped)
+                return connection
+            connection.close()
+        try:
+            return Client(self.path, family="AF_UNIX", authkey=self._key)
+        except AuthenticationError as exc:
+            raise _key_refused(f"{self.path}: {exc}") from exc
+        except (OSError, EOFError) as exc:
+            raise VectorError(f"the vector server at {self.path} does not answer ({exc})") from exc
+
+    def call(self, collection: str | None, method: str, **kwargs):
+        connection = self._take()
+        try:
+            connection.send((collection, method, kwargs))
+            ok, answer = connection.recv()
+        except (OSError, EOFError) as exc:
+            connection.close()
+            raise VectorError(f"the vector server at {self.path} stopped answering ({exc})") from exc
+        except BaseException:
+            connection.close()
+            raise
+        if len(self._idle) < self.POOL:
+            self._idle.append(connection)
+        else:
+            connection.close()
+        if not ok:
+            raise _ServerFailure(*answer)
+        return answer
+
+    def close(self) -> None:
+        idle, self._idle = self._idle, []
+        for connection in idle:
+            connection.close()
+
+    def heartbeat(self) -> int:
+        return self.call(None, "heartbeat")
+
+    def list_collections(self) -> list[str]:
+        return self.call(None, "list_collections")
+
+    def get_collection(self, name: str, embedding_function=None) -> "_ServerCollection":
+        return _ServerCollection(self, name, self.call(None, "get_collection", name=name))
+
+    def get_or_create_collection(self, name: str, metadata: dict | None = None, embedding_function=None) -> "_ServerCollection":
+        return _ServerCollection(self, name, self.call(None, "get_or_create_collection", name=name, metadata=metadata))
+
+    def delete_collection(self, name: str) -> None:
+        self.call(None, "delete_collection", name=name)
+
+
+class _ServerCollection:
+    def __init__(self, client: _ServerClient, name: str, metadata: dict | None):
+        self._client, self.name, self.metadata = client, name, metadata
+
+    def add(self, **kwargs):
+        return self._client.call(self.name, "add", **kwargs)
+
+    def get(self, **kwargs):
+        return self._client.call(self.name, "get", **kwargs)
+
+    def delete(self, **kwargs):
+        return self._client.call(self.name, "delete", **kwargs)
+
+    def count(self) -> int:
+        return self._client.call(self.name, "count")
+
+    def query(self, **kwargs):
+        return self._client.call(self.name, "query", **kwargs)
+
+
+class VectorServer:
+    """The embedded vector server (`manage.py vector_server`): Chroma's files open in this process,
+    its calls answered to _ServerClient over a unix socket in the data dir's chroma folder (0700;
+    the socket 0600: no other account can connect). A peer first proves it holds the key of
+    server_key_file() (multiprocessing.connection's HMAC challenge, both ways), so nothing it sends
+    is unpickled before that; one thread per connection. Chroma's own servers cost more: its Rust
+    one checks no key (chroma-core/chroma#4965), its Python one (HTTP, uvicorn) doubled a search's
+    vector reads."""
+
+    COLLECTION_CALLS = frozenset({"add", "get", "delete", "count", "query"})
+
+    def __init__(self):
+        self.db = vectors_dir() / "db"
+        self.socket = server_socket()
+        self._key = vector_server_key_ensure().read_bytes()
+        self._closing = False
+        self.open()
+        if len(os.fsencode(self.socket)) > 107:  # the size of a socket address's path, less its final NUL
+            raise VectorError(f"the vector server's socket {self.socket} is a path of more than 107 bytes: set a shorter MYRECALL_DATA_DIR")
+        self.socket.unlink(missing_ok=True)  # left by a server that was killed
+        try:
+            self._listener = Listener(str(self.socket), family="AF_UNIX", backlog=64)
+        except OSError as exc:
+            raise VectorError(f"the vector server cannot listen on {self.socket} ({exc})") from exc
+        os.chmod(self.socket, 0o600)
+        threading.Thread(target=self._accept, name="vector-server", daemon=True).start()
+
+    def open(self) -> None:
+        """Open the files; anew when they were removed under the server (an empty index, which
+        `manage.py reindex --vectors` refills)."""
+        import chromadb
+
+        if getattr(self, "_open", None) is not None:
+            _forget_local("")
+        self.db.mkdir(mode=0o700, parents=True, exist_ok=True)
+        try:
+            chroma = chromadb.PersistentClient(path=str(self.db), settings=_settings())
+        except Exception as exc:
+            raise VectorError(f"the vector index in {self.db} cannot be opened ({exc})") from exc
+        self._open = (chroma, {})  # the client and its collections by name, swapped whole
+
+    def close(self) -> None:
+        self._closing = True
+        self._listener.close()  # removes the socket file
+
+    def _accept(self) -> None:
+        while not self._closing:
+            try:
+                connection = self._listener.accept()
+            except OSError as exc:
+                if not self._closing:
+                    logger.warning("the vector server could not take a connection: %s", exc)
+                    time.sleep(0.1)
+                continue
+            threading.Thread(target=self._serve, args=(connection,), daemon=True).start()
+
+    def _serve(self, connection) -> None:
+        with connection:
+            try:
+                deliver_challenge(connection, self._key)
+                answer_challenge(connection, self._key)
+            except Exception:  # no key, a wrong one, or gone mid-way
+                return
+            while True:
+                try:
+                    collection, method, kwargs = connection.recv()
+                except (OSError, EOFError):
+                    return
+                try:
+                    answer = True, self._answer(collection, method, kwargs)
+                except Exception as exc:
+                    answer = False, (type(exc).__name__, str(exc))
+                try:
+                    connection.send(answer)
+                except OSError:
+                    return
+
+    def _answer(self, collection: str | None, method: str, kwargs: dict):
+        chroma, collections = self._open
+        if collection is None:
+            if method == "list_collections":
+                return [found.name for found in chroma.list_collections()]
+            if method in ("get_collection", "get_or_create_collection"):
+                found = collections[kwargs["name"]] = getattr(chroma, method)(**kwargs, embedding_function=None)
+                return found.metadata
+            if method == "delete_collection":
+                collections.pop(kwargs["name"], None)
+                return chroma.delete_collection(**kwargs)
+            if method == "heartbeat":
+                return chroma.heartbeat()
+        elif method in self.COLLECTION_CALLS:
+            found = collections.get(collection)
+            if found is None:
+                found = collections[collection] = chroma.get_collection(collection, embedding_function=None)
+            try:
+                return getattr(found, method)(**kwargs)
+            except Exception:
+                collections.pop(collection, None)  # it may be gone
+                raise
+        raise ValueError(f"the vector server has no call {method!r}")
 
 
 def vector_server_command() -> list[str] | None:
@@ -329,13 +511,16 @@ def vector_server_command() -> list[str] | None:
 
 def vector_server_answering() -> bool:
     """Whether the shared vector server has announced itself and answers."""
-    return _server_url() is not None and vectors_health()[0]
+    return _server_socket() is not None and vectors_health()[0]
 
 
 def vectors_release() -> None:
     """Close local clients and locks (tests, a data dir that changed)."""
     with _lock:
         _forget_collections()
+        for client in _clients.values():
+            if isinstance(client, _ServerClient):
+                client.close()
         _clients.clear()
         _forget_local("")
         for handle in _lock_files.values():
@@ -574,14 +759,11 @@ def day_query(*, embedder_key: str, day: int, embedding: list[float], n: int, fr
 
 
 def vectors_health() -> tuple[bool, str]:
-    """Whether the index answers, and how it is, in words. A server is asked who the key is (a
-    heartbeat needs no key): a refused key is told apart from a server that is down."""
-    url = _server_url()
+    """Whether the index answers, and how it is, in words; a refused key is told apart from a
+    server that is down (CHROMA_URL's server is asked who the key is: a heartbeat needs none)."""
+    url = settings.CHROMA_URL
     if url:
-        try:
-            token = _server_token()
-        except VectorError as exc:
-            return False, str(exc)
+        token = settings.CHROMA_TOKEN
         request = urllib.request.Request(
             f"{url.rstrip('/')}/api/v2/auth/identity", headers={"Authorization": f"Bearer {token}"} if token else {}
         )

@@ -1,15 +1,22 @@
-"""The embedded vector server asks for a key: a real `manage.py vector_server` refuses every request
-without the key kept (0600) in the data dir, the app's vectors module sends it, CHROMA_URL with
-CHROMA_TOKEN reaches a server that asks for one, and a refused key is said while search answers by
-keywords."""
+"""The embedded vector server asks for a key: a real `manage.py vector_server` answers on a socket
+only its user can open (0600 in a 0700 folder), and only to a peer that proves it holds the key
+kept (0600) in the data dir; the app's vectors module sends it. CHROMA_URL with CHROMA_TOKEN reaches
+a server of the user's own that asks for a key (Chroma's `chroma run` behind a proxy that checks it
+and refuses as Chroma's token auth does). A refused key is said while search answers by keywords."""
 
+import http.client
 import json
 import os
+import pwd
+import socket
 import stat
 import subprocess
 import sys
+import threading
 import time
 from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from multiprocessing.connection import AuthenticationError, Client
 from pathlib import Path
 
 import pytest
@@ -22,12 +29,12 @@ from tests.search.test_semantic import T0, frame_add
 from tests.server import REPO
 
 DAY = vectors.day_of(int(T0 * 1000))
-COLLECTIONS = "/api/v2/tenants/default_tenant/databases/default_database/collections"
+OWN_KEY = "the-key-of-my-own-chroma-server"
 
 
 @contextmanager
 def vector_server_run(data_dir: Path):
-    """`manage.py vector_server` on data_dir, as `serve` runs it; yields its URL once it answers."""
+    """`manage.py vector_server` on data_dir, as `serve` runs it; yields its socket once announced."""
     log = open(data_dir / "vector_server.log", "ab")
     proc = subprocess.Popen(
         [sys.executable, "manage.py", "vector_server"],
@@ -35,16 +42,10 @@ def vector_server_run(data_dir: Path):
     )
     try:
         deadline = time.time() + 90
-        while True:
+        while not (data_dir / "chroma" / "server.json").exists():  # written once the socket listens
             assert proc.poll() is None and time.time() < deadline, (data_dir / "vector_server.log").read_text()
-            try:
-                url = json.loads((data_dir / "chroma" / "server.json").read_text())["url"]
-                if requests.get(url + "/api/v2/heartbeat", timeout=2).ok:
-                    break
-            except (OSError, ValueError, requests.RequestException):
-                pass
-            time.sleep(0.2)
-        yield url
+            time.sleep(0.1)
+        yield json.loads((data_dir / "chroma" / "server.json").read_text())["socket"]
     finally:
         vectors.vectors_release()
         proc.terminate()
@@ -55,8 +56,69 @@ def vector_server_run(data_dir: Path):
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     data_dir = tmp_path_factory.mktemp("vector-server")
-    with vector_server_run(data_dir) as url:
-        yield data_dir, url
+    with vector_server_run(data_dir) as socket_path:
+        yield data_dir, socket_path
+
+
+class KeyCheckingProxy(BaseHTTPRequestHandler):
+    """In front of Chroma's server: every request but the heartbeat needs "Authorization: Bearer
+    OWN_KEY"; without it, the answer of Chroma's token auth (403 AuthError)."""
+
+    protocol_version = "HTTP/1.1"
+    upstream = ""
+
+    def _relay(self):
+        body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        if self.path != "/api/v2/heartbeat" and self.headers.get("Authorization") != f"Bearer {OWN_KEY}":
+            status, payload = 403, json.dumps({"error": "AuthError", "message": "Forbidden"}).encode()
+        else:
+            upstream = http.client.HTTPConnection(self.upstream, timeout=30)
+            upstream.request(self.command, self.path, body=body, headers={"Content-Type": "application/json"})
+            answer = upstream.getresponse()
+            status, payload = answer.status, answer.read()
+            upstream.close()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
+
+    do_GET = do_POST = do_PUT = do_DELETE = _relay
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture(scope="module")
+def own_server(tmp_path_factory):
+    """A Chroma server of the user's own that asks for OWN_KEY; yields its URL."""
+    folder = tmp_path_factory.mktemp("own-chroma")
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    chroma = subprocess.Popen(
+        [str(Path(sys.executable).with_name("chroma")), "run", "--path", str(folder / "db"), "--host", "127.0.0.1", "--port", str(port)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={**os.environ, "ANONYMIZED_TELEMETRY": "False"},
+    )
+    proxy = ThreadingHTTPServer(("127.0.0.1", 0), type("Proxy", (KeyCheckingProxy,), {"upstream": f"127.0.0.1:{port}"}))
+    threading.Thread(target=proxy.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{proxy.server_port}"
+    try:
+        deadline = time.time() + 60
+        while True:
+            assert chroma.poll() is None and time.time() < deadline
+            try:
+                if requests.get(url + "/api/v2/heartbeat", timeout=2).ok:
+                    break
+            except requests.RequestException:
+                pass
+            time.sleep(0.2)
+        yield url
+    finally:
+        vectors.vectors_release()
+        proxy.shutdown()
+        chroma.terminate()
+        chroma.wait(timeout=30)
 
 
 def entries(*frame_ids: int) -> list[FrameEntry]:
@@ -68,24 +130,67 @@ def nearest(frame_id: int) -> list[int]:
     return [hit.frame_id for hit in found.hits]
 
 
-def test_the_vector_server_refuses_every_request_without_the_key_in_the_data_dir(server):
-    data_dir, url = server
+def collection_names(socket_path: str, key: bytes) -> list[str]:
+    with Client(socket_path, family="AF_UNIX", authkey=key) as connection:
+        connection.send((None, "list_collections", {}))
+        ok, names = connection.recv()
+    assert ok
+    return names
+
+
+def test_the_vector_server_answers_only_a_peer_holding_the_key_in_the_data_dir(server):
+    data_dir, socket_path = server
     key_file = data_dir / "chroma" / "server.key"
-    key = key_file.read_text()
-    assert stat.S_IMODE(key_file.stat().st_mode) == 0o600 and stat.S_IMODE((data_dir / "chroma").stat().st_mode) == 0o700
-    assert len(key) >= 43 and key.strip() == key  # Chroma compares the file's text whole
-    assert requests.get(url + COLLECTIONS, timeout=10).status_code in (401, 403)
-    assert requests.get(url + COLLECTIONS, headers={"Authorization": "Bearer not-the-key"}, timeout=10).status_code in (401, 403)
-    assert requests.post(url + COLLECTIONS, json={"name": "intruder"}, timeout=10).status_code in (401, 403)
-    answer = requests.get(url + COLLECTIONS, headers={"Authorization": f"Bearer {key}"}, timeout=10)
-    assert answer.status_code == 200 and "intruder" not in answer.text
-    assert requests.get(url + "/api/v2/heartbeat", timeout=10).ok  # tells only that it is up
+    key = key_file.read_bytes()
+    modes = {path.name: stat.S_IMODE(path.stat().st_mode) for path in (key_file, Path(socket_path), data_dir / "chroma")}
+    assert modes == {"server.key": 0o600, "server.sock": 0o600, "chroma": 0o700} and len(key) >= 43
+    intrusion = (None, "get_or_create_collection", {"name": "intruder", "metadata": None})
+
+    # Without the key, what a peer sends is taken for its answer to the challenge, refused, never unpickled.
+    bare = Client(socket_path, family="AF_UNIX")
+    bare.send(intrusion)
+    assert bare.recv_bytes().startswith(b"#CHALLENGE#") and bare.recv_bytes() == b"#FAILURE#"
+    with pytest.raises(EOFError):
+        bare.recv_bytes()
+    bare.close()
+    with pytest.raises(AuthenticationError):
+        Client(socket_path, family="AF_UNIX", authkey=b"not-the-key")
+    assert "intruder" not in collection_names(socket_path, key)
+
+    with Client(socket_path, family="AF_UNIX", authkey=key) as keyed:
+        keyed.send(intrusion)
+        assert keyed.recv()[0] is True
+    assert "intruder" in collection_names(socket_path, key)
+
+    if os.geteuid() == 0:  # another account cannot even open the socket
+        assert connect_as("nobody", socket_path) == "PermissionError"
+        assert connect_as("root", socket_path) == "connected"  # what the check above would say if it could
+
+
+def connect_as(user: str, socket_path: str) -> str:
+    """Connect to the socket from a child process that runs as another account (the test runs as root)."""
+    account = pwd.getpwnam(user)
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            os.setgroups([])
+            os.setgid(account.pw_gid)
+            os.setuid(account.pw_uid)
+            socket.socket(socket.AF_UNIX).connect(socket_path)
+            code = 0
+        except PermissionError:
+            code = 13
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    return {0: "connected", 13: "PermissionError"}.get(os.waitstatus_to_exitcode(status), "failed otherwise")
 
 
 def test_the_app_sends_the_embedded_servers_key_and_says_when_it_is_refused(server, settings):
-    data_dir, url = server
+    data_dir, socket_path = server
     settings.DATA_DIR = data_dir
-    assert vectors.backend_describe() == f"chroma server {url}" and vectors.vectors_health() == (True, "ok")
+    assert vectors.backend_describe() == f"chroma server {socket_path}" and vectors.vectors_health() == (True, "ok")
     vectors.day_write(embedder_key="test", day=DAY, entries=entries(11, 12))
     assert nearest(12) == [12]
 
@@ -102,10 +207,9 @@ def test_the_app_sends_the_embedded_servers_key_and_says_when_it_is_refused(serv
     assert nearest(11) == [11]
 
 
-def test_chroma_url_with_chroma_token_reaches_a_server_that_asks_for_a_key(server, settings):
-    data_dir, url = server
-    settings.CHROMA_URL, settings.CHROMA_TOKEN = url, (data_dir / "chroma" / "server.key").read_text()
-    assert vectors.backend_describe() == f"chroma server {url}" and vectors.vectors_health() == (True, "ok")
+def test_chroma_url_with_chroma_token_reaches_a_server_that_asks_for_a_key(own_server, settings):
+    settings.CHROMA_URL, settings.CHROMA_TOKEN = own_server, OWN_KEY
+    assert vectors.backend_describe() == f"chroma server {own_server}" and vectors.vectors_health() == (True, "ok")
     vectors.day_write(embedder_key="test", day=DAY, entries=entries(21))
     assert nearest(21) == [21]
 
@@ -114,8 +218,8 @@ def test_chroma_url_with_chroma_token_reaches_a_server_that_asks_for_a_key(serve
     assert not healthy and reason.startswith("the vector server refused the key") and "CHROMA_TOKEN" in reason
 
 
-def test_a_wrong_chroma_token_is_said_and_search_answers_by_keywords(server, settings, api):
-    settings.CHROMA_URL, settings.CHROMA_TOKEN = server[1], "not-the-key"
+def test_a_wrong_chroma_token_is_said_and_search_answers_by_keywords(own_server, settings, api):
+    settings.CHROMA_URL, settings.CHROMA_TOKEN = own_server, "not-the-key"
     embedder_warm_up()  # the query's vector is made; the index refuses to search with it
     frame_id = frame_add(0, "Firefox", "Praxis Weber", "Zahnarztpraxis Dr. Weber\nRechnung #4411")
     body = api.get("/api/v1/search", {"q": "Zahnarztpraxis", "start_time": T0 - 60, "end_time": T0 + 60, "mode": "hybrid"}).json()
@@ -125,23 +229,10 @@ def test_a_wrong_chroma_token_is_said_and_search_answers_by_keywords(server, set
     assert status["healthy"] is False and status["problem"].startswith("the vector server refused the key")
 
 
-def test_an_index_written_before_the_server_asked_for_a_key_opens_in_it(data_dir, settings):
-    # Written by Chroma's own files in this process (the Rust engine `chroma run` served before).
+def test_an_index_written_in_a_process_of_its_own_opens_in_the_vector_server(data_dir, settings):
+    # Chroma's files written by this process (a command run alone; `chroma run` served the same files before).
     vectors.day_write(embedder_key="test", day=DAY, entries=entries(31, 32, 33))
     vectors.vectors_release()
-    with vector_server_run(data_dir):
-        assert vectors.backend_describe().startswith("chroma server ")
+    with vector_server_run(data_dir) as socket_path:
+        assert vectors.backend_describe() == f"chroma server {socket_path}"
         assert nearest(32) == [32] and vectors.day_count(embedder_key="test", day=DAY) == 3
-
-
-def test_the_users_own_chroma_settings_do_not_reach_the_embedded_server(monkeypatch):
-    from chromadb.config import Settings
-
-    assert [name for name in Settings.model_fields if not vectors.CHROMA_SETTINGS_ENV.fullmatch(name.upper())] == []
-    monkeypatch.setenv("CHROMA_SERVER_AUTHN_CREDENTIALS", "a-key-of-the-users")  # Chroma refuses to start with it and a file
-    monkeypatch.setenv("CHROMA_SERVER_AUTH_IGNORE_PATHS", '{"/api/v2/tenants": ["GET"]}')
-    monkeypatch.setenv("ALLOW_RESET", "TRUE")
-    argv, env = vectors.vector_server_process(port=8000)
-    assert not {"CHROMA_SERVER_AUTHN_CREDENTIALS", "CHROMA_SERVER_AUTH_IGNORE_PATHS", "ALLOW_RESET"} & set(env)
-    assert env["CHROMA_SERVER_AUTHN_CREDENTIALS_FILE"] == str(vectors.server_key_file()) and "--port" in argv
-    assert stat.S_IMODE(vectors.server_key_file().stat().st_mode) == 0o600
