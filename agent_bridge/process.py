@@ -92,6 +92,13 @@ def _config_write(setup: PiSetup) -> tuple[Path, Path]:
     return config, work
 
 
+def conversation_files_remove(agents_dir: Path) -> None:
+    """Remove the conversations earlier MyRecall versions let Pi write into its working dirs
+    under `agents_dir` (their tools' outputs: what the screens said)."""
+    for path in agents_dir.glob("*/work/*.jsonl"):
+        path.unlink(missing_ok=True)
+
+
 class PiProcess:
     """One running `pi --mode rpc`."""
 
@@ -106,6 +113,7 @@ class PiProcess:
         self._ids = count(1)
         self._stderr: deque[str] = deque(maxlen=STDERR_LINES)
         self._stopping = False
+        self._reader: threading.Thread | None = None
 
     @property
     def pid(self) -> int | None:
@@ -142,7 +150,8 @@ class PiProcess:
         except OSError as exc:
             raise AgentUnavailable(f"The agent (Pi) could not be started: {exc}. Run the setup command again (it installs Pi).") from exc
         logger.info("Pi started (pid %s): %s", self._proc.pid, " ".join(command))
-        threading.Thread(target=self._read, name=f"pi-{self._proc.pid}-out", daemon=True).start()
+        self._reader = threading.Thread(target=self._read, name=f"pi-{self._proc.pid}-out", daemon=True)
+        self._reader.start()
         threading.Thread(target=self._drain, name=f"pi-{self._proc.pid}-err", daemon=True).start()
 
     def _read(self) -> None:
@@ -202,7 +211,8 @@ class PiProcess:
             raise AgentUnavailable(f"The agent did not reply to {command.get('type')} within {timeout:g} s.") from exc
 
     def stop(self, *, timeout: float = 3.0) -> None:
-        """Close stdin (Pi exits at once), then terminate, then kill."""
+        """Close stdin (Pi exits at once), then terminate, then kill; returns once its exit was
+        reported (on_exit), so the report reaches no one who listens from then on."""
         self._stopping = True
         proc = self._proc
         if proc is None or proc.poll() is not None:
@@ -225,6 +235,8 @@ class PiProcess:
                 os.kill(pid, signal.SIGKILL)
             except ProcessLookupError:  # it ended with Pi
                 pass
+        if self._reader is not None and self._reader is not threading.current_thread():
+            self._reader.join(timeout=timeout)
 
     def kill(self) -> None:
         """Kill it outright (tests, and a process that ignores its stdin)."""

@@ -37,14 +37,15 @@ from django.utils import timezone
 from agent_bridge.events import AgentEnd, AutoRetryEnd, AutoRetryStart, MessageStart, PiEvent, Response, ToolEnd, ToolStart
 from agent_bridge.manager import AgentManager, ProcessExited
 from agent_bridge.models import AgentToolCall, AgentTurn, TurnStatus
-from agent_bridge.process import AgentUnavailable, PiSetup, pi_binary
+from agent_bridge.process import AgentUnavailable, PiSetup, conversation_files_remove, pi_binary
 from agent_bridge.prompts import agent_question, agent_system_prompt
 from chat.citations import ValidatedAnswer, citations_unlink, citations_validate
 from chat.evidence import FRAME_FIELDS, SampledFrame, sampled_frame
 from chat.models import ChatMessage, DroppedReason
 from chat.modes import AnswerMode, ChatQuery
 from chat.sampling import ocr_truncate
-from chat.services import answer_fail, answer_final, answer_store, turn_open
+from chat.selectors import answer_sources
+from chat.services import answer_fail, answer_final, answer_sources_add, answer_store, answers_erase, turn_open
 from frames.models import Frame
 from myrecall.errors import ApplicationError, NotFound
 from myrecall.models import ApiToken
@@ -67,7 +68,8 @@ _manager_lock = threading.Lock()
 # Given to Pi when it starts, from the first question this process gets (or the settings):
 # where the skills reach the API, and the user's timezone (for `date`).
 _start = {"api_url": "", "zone": "UTC"}
-_session_of_context: int | None = None  # the chat whose turns Pi's conversation holds
+# What the running Pi's conversation holds: the turns of one chat from one answer (message id) on.
+_conversation = {"pid": None, "session": None, "first_answer": 0}
 
 
 # -- the process ------------------------------------------------------------------------------
@@ -154,20 +156,32 @@ def agent_stop() -> None:
 # -- turn state -------------------------------------------------------------------------------
 
 
-SCRUBBED_RESULT = "(removed: frames this search returned were deleted)"
+ERASED_CALL = "(erased with its answer: frames this turn's searches returned were deleted)"
 
 
-def tool_results_scrub_on_deleting(sender, *, frames, **kwargs) -> dict:
-    """frames_deleting: a tool call's stored result quotes the screens it returned; the results
-    that returned a deleted frame are emptied (the command and the frame ids stay, for the audit)."""
+def agent_answers_erase_on_deleting(sender, *, frames, **kwargs) -> dict:
+    """frames_deleting: an answer stored before its sources were kept is erased when a search of
+    its turn returned a deleted frame (the others are found by chat's answers_erase_on_deleting)."""
     ids = {frame.id for frame in frames}
-    hit = [
-        call_id
-        for call_id, frame_ids in AgentToolCall.objects.exclude(result=SCRUBBED_RESULT).values_list("id", "frame_ids")
-        if ids.intersection(frame_ids or ())
-    ]
-    scrubbed = AgentToolCall.objects.filter(id__in=hit).update(result=SCRUBBED_RESULT) if hit else 0
-    return {"agent_tool_results": scrubbed}
+    drew_on: dict[int, set[int]] = {}
+    calls = AgentToolCall.objects.filter(turn__message__sources_known=False).values_list("turn__message_id", "frame_ids")
+    for message_id, frame_ids in calls:
+        if ids.intersection(frame_ids or ()):
+            drew_on.setdefault(message_id, set()).update(ids.intersection(frame_ids))
+    return answers_erase(drew_on=drew_on, deleting=ids)
+
+
+def conversation_files_erase_on_erasing(sender, **kwargs) -> None:
+    """frames_erasing: Pi's conversation files that earlier versions left held what deleted screens said."""
+    conversation_files_remove(settings.DATA_DIR / "agent")
+
+
+def tool_calls_erase_on_answers_erasing(sender, *, message_ids, **kwargs) -> dict:
+    """answers_erasing: the tool calls of an erased answer's turn held what the screens said (the
+    results) and the words the agent searched for (the commands): both go; the tool, the frame
+    ids and the times stay, for the audit."""
+    calls = AgentToolCall.objects.filter(turn__message_id__in=message_ids).exclude(result=ERASED_CALL, command=ERASED_CALL)
+    return {"agent_tool_calls": calls.update(result=ERASED_CALL, command=ERASED_CALL)}
 
 
 def _turn_update(turn: AgentTurn, **fields) -> None:
@@ -187,8 +201,10 @@ def _tool_started(turn: AgentTurn, event: ToolStart) -> None:
 
 
 def _tool_ended(turn: AgentTurn, event: ToolEnd) -> list[int]:
-    """Record what the call returned; the frame ids in it (none from a failed call)."""
+    """Record what the call returned, and the frames it returned as what the answer read; the
+    frame ids in it (none from a failed call)."""
     ids = [] if event.is_error else _frame_ids(event.text)
+    answer_sources_add(message_id=turn.message_id, frame_ids=Frame.objects.filter(id__in=ids).values_list("id", flat=True))
     updated = AgentToolCall.objects.filter(turn=turn, call_id=event.call_id).update(
         result=event.text[:RESULT_CHARS], result_chars=len(event.text), is_error=event.is_error, frame_ids=ids, finished_at=timezone.now()
     )
@@ -293,8 +309,15 @@ def _turn_events(query: ChatQuery, release) -> Iterator[tuple[str, dict]]:
         release()
 
 
+def _conversation_continues(session_id: int) -> bool:
+    """The running Pi's conversation holds this chat's turns, and no answer among them was erased
+    since (frames it read were deleted: Pi must not keep what they said)."""
+    return _conversation["session"] == session_id and not ChatMessage.objects.filter(
+        session_id=session_id, id__gte=_conversation["first_answer"], erased_at__isnull=False
+    ).exists()
+
+
 def _turn(query: ChatQuery) -> Iterator[tuple[str, dict]]:
-    global _session_of_context
     started = time.monotonic()
     manager = agent_manager()
     bounds = (None, None)
@@ -304,28 +327,28 @@ def _turn(query: ChatQuery) -> Iterator[tuple[str, dict]]:
     turn = AgentTurn.objects.create(message=reply)
     text = ""
     try:
+        running = manager.process
+        if running is not None and running.pid == _conversation["pid"] and not _conversation_continues(session.id):
+            # A new conversation is a new Pi: Pi's new_session would write the conversation to files
+            # in its working dir from then on, --no-session notwithstanding (Pi 0.73.1).
+            manager.stop()
         with manager.listen() as events:
             if manager.process is None:
                 _start.update(api_url=settings.AGENT_API_URL or query.origin or "http://127.0.0.1:8000", zone=query.zone.key)
             process = manager.ensure()
+            if _conversation["pid"] != process.pid:  # a Pi just started (or restarted): its conversation is empty
+                _conversation.update(pid=process.pid, session=session.id, first_answer=reply.id)
             _turn_update(turn, pi_pid=process.pid)
             yield "start", {
                 "session_id": session.id, "message_id": reply.id, "turn_id": turn.id, "model": reply.model_name,
                 "time_range": {"start_time": query.filters.start_time, "end_time": query.filters.end_time, "timezone": query.zone.key}
                 if query.filters is not None else None,
             }
-            if _session_of_context != session.id:
-                try:
-                    process.request({"type": "new_session"}, timeout=settings.AGENT_TURN_START_TIMEOUT_S)
-                except AgentUnavailable:
-                    process.kill()  # alive but not answering: the manager starts a new one
-                    message = (
-                        f"The agent did not start answering within {settings.AGENT_TURN_START_TIMEOUT_S:g} s; "
-                        "it was restarted. Ask again in a few seconds."
-                    )
-                    yield "error", _fail(turn, reply, TurnStatus.TIMED_OUT, message, "", started)
-                    return
-                _session_of_context = session.id
+            # What Pi's conversation holds from the chat's earlier turns, this answer may quote too.
+            earlier = AgentTurn.objects.filter(
+                message__session_id=session.id, message_id__gte=_conversation["first_answer"], message_id__lt=reply.id
+            ).values_list("message_id", flat=True)
+            answer_sources_add(message_id=reply.id, frame_ids=answer_sources(message_ids=list(earlier)))
             if manager.cancelled == turn.id:  # stopped before Pi got the question
                 yield "error", _fail(turn, reply, TurnStatus.CANCELLED, "Stopped: the question was aborted.", "", started)
                 return

@@ -6,8 +6,9 @@ class ChatConfig(AppConfig):
 
     def ready(self):
         from chat.modes import answer_mode_register
-        from chat.services import SUMMARY, citations_scrub_on_deleting
+        from chat.services import SUMMARY, answers_erase_on_deleting, citations_scrub_on_deleting
         from frames.signals import frames_deleting
 
         answer_mode_register(SUMMARY)
         frames_deleting.connect(citations_scrub_on_deleting, dispatch_uid="chat.citations_scrub")
+        frames_deleting.connect(answers_erase_on_deleting, dispatch_uid="chat.answers_erase")

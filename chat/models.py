@@ -60,6 +60,12 @@ class ChatMessage(models.Model):
     evidence_deleted = models.BooleanField(
         default=False, help_text="Frames it cited were deleted since: its claims can no longer be checked against them."
     )
+    erased_at = models.DateTimeField(
+        null=True, blank=True, help_text="When its text was erased: frames it drew on were deleted (it may have quoted them)."
+    )
+    sources_known = models.BooleanField(
+        default=True, help_text="Its AnswerSource rows name every frame it was given (false for answers stored before they were kept)."
+    )
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
 
     class Meta:
@@ -67,6 +73,21 @@ class ChatMessage(models.Model):
 
     def __str__(self) -> str:
         return f"{self.role} message {self.pk} ({self.status})"
+
+
+class AnswerSource(models.Model):
+    """A frame an answer was given to read (a summary's sampled and found frames, what an agent's
+    searches returned, those of the earlier answers it was shown): its text may quote that frame,
+    so deleting the frame erases the answer. The id is kept after the frame is gone."""
+
+    message = models.ForeignKey(ChatMessage, on_delete=models.CASCADE, related_name="sources")
+    frame_id = models.BigIntegerField(db_index=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["message", "frame_id"], name="answer_source_once")]
+
+    def __str__(self) -> str:
+        return f"message {self.message_id} read frame {self.frame_id}"
 
 
 class DroppedReason(models.TextChoices):

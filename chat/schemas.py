@@ -161,6 +161,9 @@ class MessageOut(Schema):
     evidence_deleted: int = Field(
         0, description="Frames the answer cited that were deleted since: their evidence and snippets are gone."
     )
+    erased_at: float | None = Field(
+        None, description="When the answer's text was erased (epoch seconds): frames it drew on were deleted; content_md says so."
+    )
 
 
 class SessionDetailOut(SessionOut):

@@ -3,7 +3,7 @@
 from zoneinfo import ZoneInfo
 
 from chat.evidence import evidence_item, sampled_frame
-from chat.models import ChatMessage, ChatSession, ChatStatus
+from chat.models import AnswerSource, ChatMessage, ChatSession, ChatStatus
 from chat.modes import ChatQuery
 from chat.rendering import answer_html
 from chat.schemas import ChatIn
@@ -42,15 +42,24 @@ def chat_session_get(*, session_id: int) -> ChatSession:
         raise NotFound(f"Chat session {session_id} does not exist.", extra={"session_id": session_id}) from exc
 
 
-def chat_history(*, session: ChatSession, before_id: int, turns: int) -> list[dict]:
+def chat_history(*, session: ChatSession, before_id: int, turns: int) -> tuple[list[dict], set[int]]:
     """The last `turns` exchanges of the chat before this message, oldest first, as
-    {role, content} (finished messages only)."""
+    {role, content} (finished messages only), and the frames those answers were given (an answer
+    shown them may quote those frames)."""
     rows = list(
         session.messages.filter(id__lt=before_id, status=ChatStatus.DONE)
         .order_by("-created_at", "-id")
-        .values("role", "content")[: turns * 2]
+        .values("id", "role", "content")[: turns * 2]
     )
-    return [{"role": row["role"], "content": row["content"]} for row in reversed(rows)]
+    return [{"role": row["role"], "content": row["content"]} for row in reversed(rows)], answer_sources(
+        message_ids=[row["id"] for row in rows]
+    )
+
+
+def answer_sources(*, message_ids: list[int]) -> set[int]:
+    """The frames these answers were given to read (an erased answer's no longer count: its text is gone)."""
+    sources = AnswerSource.objects.filter(message_id__in=message_ids, message__erased_at__isnull=True)
+    return set(sources.values_list("frame_id", flat=True))
 
 
 def chat_sessions_list(*, limit: int = 50) -> list[dict]:
@@ -104,6 +113,7 @@ def message_shape(message: ChatMessage) -> dict:
         "dropped": [{"frame_id": c.frame_id_cited, "reason": c.dropped_reason} for c in citations if not c.valid],
         # Frames it cited that were deleted since (their snippets with them).
         "evidence_deleted": len({c.frame_id_cited for c in citations if c.valid and c.frame_deleted}),
+        "erased_at": message.erased_at.timestamp() if message.erased_at else None,
     }
 
 

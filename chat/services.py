@@ -11,7 +11,7 @@ to the end.
 
 import logging
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from datetime import datetime
 from datetime import timezone as dt_timezone
 from zoneinfo import ZoneInfo
@@ -23,12 +23,14 @@ from django.utils import timezone
 from chat import llm, offline
 from chat.citations import ValidatedAnswer, citations_validate
 from chat.evidence import SampledFrame, evidence_item, sampled_frame
-from chat.models import ChatMessage, ChatMode, ChatRole, ChatSession, ChatStatus, Citation
+from chat.models import AnswerSource, ChatMessage, ChatMode, ChatRole, ChatSession, ChatStatus, Citation
 from chat.modes import AnswerMode, ChatFailed, ChatQuery, answer_mode_get
 from chat.prompts import context_pack, system_prompt_build
 from chat.rendering import answer_html
 from chat.sampling import MAX_FRAMES, bucket_seconds_choose, ocr_truncate, sample_retrieve
 from chat.selectors import chat_history, chat_session_get
+from chat.signals import answers_erasing
+from frames.models import Frame
 from myrecall.errors import ApplicationError
 from search.filters import Filters
 from search.selectors import SearchHit, search_keyword, search_run
@@ -47,6 +49,82 @@ def citations_scrub_on_deleting(sender, *, frames, **kwargs) -> dict:
     scrubbed = cited.update(snippet="", frame_deleted=True)
     marked = ChatMessage.objects.filter(id__in=messages, evidence_deleted=False).update(evidence_deleted=True)
     return {"citation_snippets": scrubbed, "answers_marked": marked}
+
+
+def answer_sources_add(*, message_id: int, frame_ids: Iterable[int]) -> None:
+    """Record frames an answer was given to read, before it may quote them."""
+    AnswerSource.objects.bulk_create(
+        [AnswerSource(message_id=message_id, frame_id=frame_id) for frame_id in set(frame_ids)], ignore_conflicts=True
+    )
+
+
+def erased_note(*, screens: int, erased_at: datetime, zone: ZoneInfo) -> str:
+    return (
+        f"*This answer was erased: it drew on {screens} screen{'s' if screens != 1 else ''} "
+        f"deleted on {erased_at.astimezone(zone):%a %d %b %Y}.*"
+    )
+
+
+def _sources_gone(message_id: int, deleting: Iterable[int] = ()) -> set[int]:
+    """The frames the answer was given that are gone (or are among `deleting`, whose rows go in
+    this transaction)."""
+    sources = set(AnswerSource.objects.filter(message_id=message_id).values_list("frame_id", flat=True))
+    kept = Frame.objects.filter(id__in=sources).exclude(id__in=list(deleting)).values_list("id", flat=True)
+    return sources.difference(kept)
+
+
+def _erased_meanwhile(reply: ChatMessage, drew_on: Iterable[int]) -> set[int]:
+    """Record the frames the answer was given; when some were deleted while it was written (the
+    deletion erased it, or came before its sources were known), it is erased now. Returns those."""
+    answer_sources_add(message_id=reply.id, frame_ids=drew_on)
+    gone = _sources_gone(reply.id)
+    if gone:
+        reply.erased_at = ChatMessage.objects.filter(id=reply.id).values_list("erased_at", flat=True).get() or timezone.now()
+        reply.content = erased_note(screens=len(gone), erased_at=reply.erased_at, zone=ZoneInfo(reply.timezone))
+    return gone
+
+
+def answers_erase(*, drew_on: dict[int, set[int]], deleting: set[int]) -> dict:
+    """Erase the answers that drew on frames being deleted (message id -> those frames, recorded
+    as its sources): the text, and what the model wrote, give way to a note saying so; the
+    question, the chat and the answer's row stay. Later apps erase what they keep of those turns
+    (answers_erasing). Returns counts by kind (answers newly erased)."""
+    if not drew_on:
+        return {}
+    AnswerSource.objects.bulk_create(
+        [AnswerSource(message_id=message_id, frame_id=frame_id) for message_id, ids in drew_on.items() for frame_id in ids],
+        ignore_conflicts=True,
+    )
+    now = timezone.now()
+    counts = {"answers_erased": 0}
+    for message in ChatMessage.objects.filter(id__in=list(drew_on)).only("id", "timezone", "erased_at"):
+        note = erased_note(screens=len(_sources_gone(message.id, deleting)), erased_at=now, zone=ZoneInfo(message.timezone))
+        ChatMessage.objects.filter(id=message.id).update(content=note, raw_content="", erased_at=now)
+        counts["answers_erased"] += message.erased_at is None
+    for _receiver, erased in answers_erasing.send(sender=ChatMessage, message_ids=list(drew_on)):
+        for kind, count in (erased or {}).items():
+            counts[kind] = counts.get(kind, 0) + count
+    return counts
+
+
+def answers_erase_on_deleting(sender, *, frames, **kwargs) -> dict:
+    """frames_deleting: an answer given a deleted frame to read may quote it, so it is erased
+    (answers_erase). For an answer stored before its sources were kept, the deleted frames it
+    cited or whose time its range covers are taken as what it read."""
+    ids = {frame.id for frame in frames}
+    drew_on: dict[int, set[int]] = {}
+    for message_id, frame_id in AnswerSource.objects.filter(frame_id__in=ids).values_list("message_id", "frame_id"):
+        drew_on.setdefault(message_id, set()).add(frame_id)
+    unknown = ChatMessage.objects.filter(role=ChatRole.ASSISTANT, sources_known=False)
+    first, last = min(frame.timestamp for frame in frames), max(frame.timestamp for frame in frames)
+    for message_id, start, end in unknown.filter(start_time__lte=last, end_time__gt=first).values_list("id", "start_time", "end_time"):
+        drew_on.setdefault(message_id, set()).update(frame.id for frame in frames if start <= frame.timestamp < end)
+    cited = Citation.objects.filter(message__in=unknown, frame_id_cited__in=ids, valid=True)
+    for message_id, frame_id in cited.values_list("message_id", "frame_id_cited"):
+        drew_on.setdefault(message_id, set()).add(frame_id)
+    return answers_erase(drew_on=drew_on, deleting=ids)
+
+
 TITLE_CHARS = 80
 
 
@@ -164,31 +242,46 @@ def turn_open(
 
 
 def answer_store(
-    *, reply: ChatMessage, validated: ValidatedAnswer, raw: str, frames_by_id: dict[int, SampledFrame], llm_ms: int, total_ms: int
+    *,
+    reply: ChatMessage,
+    validated: ValidatedAnswer,
+    raw: str,
+    frames_by_id: dict[int, SampledFrame],
+    llm_ms: int,
+    total_ms: int,
+    drew_on: Iterable[int] = (),
 ) -> list[dict]:
-    """Store a finished answer: its validated text, the model's raw text and every citation
-    (dropped ones with the reason). Returns its evidence items, in time order."""
+    """Store a finished answer: its validated text, the model's raw text, every citation
+    (dropped ones with the reason) and the frames it was given (`frames_by_id`, and `drew_on`:
+    those of the earlier answers it was shown). One given a frame deleted meanwhile is stored
+    erased. Returns its evidence items, in time order."""
     zone = ZoneInfo(reply.timezone)
     with transaction.atomic():
+        gone = _erased_meanwhile(reply, [*frames_by_id, *drew_on])
         Citation.objects.bulk_create(
             Citation(
                 message=reply,
-                frame=check.frame,
+                frame=None if check.frame_id in gone else check.frame,
                 frame_id_cited=check.frame_id,
                 timestamp=check.frame.timestamp if check.frame else None,
-                snippet=frames_by_id[check.frame_id].ocr_snippet if check.frame_id in frames_by_id else "",
+                snippet=frames_by_id[check.frame_id].ocr_snippet if check.frame_id in frames_by_id and check.frame_id not in gone else "",
+                frame_deleted=check.frame_id in gone,
                 valid=check.valid,
                 dropped_reason=check.reason,
             )
             for check in validated.citations
         )
-        reply.content = validated.answer_md
-        reply.raw_content = raw
+        if not gone:
+            reply.content = validated.answer_md
+        reply.raw_content = "" if gone else raw
+        reply.evidence_deleted = bool(gone.intersection(validated.valid_ids))
         reply.status = ChatStatus.DONE
         reply.llm_ms = llm_ms
         reply.total_ms = total_ms
-        reply.save(update_fields=["content", "raw_content", "status", "llm_ms", "total_ms"])
-    cited = sorted((frames_by_id[frame_id] for frame_id in validated.valid_ids), key=lambda f: (f.timestamp, f.frame_id))
+        reply.save(update_fields=["content", "raw_content", "erased_at", "evidence_deleted", "status", "llm_ms", "total_ms"])
+    cited = sorted(
+        (frames_by_id[frame_id] for frame_id in validated.valid_ids if frame_id not in gone), key=lambda f: (f.timestamp, f.frame_id)
+    )
     return [evidence_item(frame, zone) for frame in cited]
 
 
@@ -199,9 +292,9 @@ def answer_final(*, reply: ChatMessage, validated: ValidatedAnswer, evidence: li
         "message_id": reply.id,
         "status": reply.status,
         "model": reply.model_name,
-        "answer_md": validated.answer_md,
+        "answer_md": reply.content,
         "answer_html": answer_html(
-            answer_md=validated.answer_md, viewer_urls={item["frame_id"]: item["viewer_url"] for item in evidence}
+            answer_md=reply.content, viewer_urls={item["frame_id"]: item["viewer_url"] for item in evidence}
         ),
         "time_range": {"start_time": reply.start_time.timestamp(), "end_time": reply.end_time.timestamp(), "timezone": reply.timezone}
         if reply.start_time and reply.end_time
@@ -212,27 +305,30 @@ def answer_final(*, reply: ChatMessage, validated: ValidatedAnswer, evidence: li
     }
 
 
-def answer_fail(*, reply: ChatMessage, message: str, raw: str, llm_ms: int, total_ms: int, status: str = ChatStatus.FAILED) -> None:
-    """Store why an answer could not be given (and what the model had written)."""
-    reply.status = status
-    reply.error = message
-    reply.raw_content = raw
-    reply.llm_ms = llm_ms
-    reply.total_ms = total_ms
-    reply.save(update_fields=["status", "error", "raw_content", "llm_ms", "total_ms"])
+def answer_fail(
+    *, reply: ChatMessage, message: str, raw: str, llm_ms: int, total_ms: int, status: str = ChatStatus.FAILED, drew_on: Iterable[int] = ()
+) -> None:
+    """Store why an answer could not be given, what the model had written and the frames it
+    was given (see answer_store)."""
+    with transaction.atomic():
+        gone = _erased_meanwhile(reply, drew_on)
+        reply.status = status
+        reply.error = message
+        reply.raw_content = "" if gone else raw
+        reply.llm_ms = llm_ms
+        reply.total_ms = total_ms
+        reply.save(update_fields=["status", "error", "content", "raw_content", "erased_at", "llm_ms", "total_ms"])
 
 
-def _model_answer(
-    query: ChatQuery, session: ChatSession, asked: ChatMessage, frames: list[SampledFrame], frames_in_range: int
-) -> Iterator[str]:
-    """The configured model's answer over the packed frames, as it streams."""
+def _model_answer(query: ChatQuery, history: list[dict], frames: list[SampledFrame], frames_in_range: int) -> Iterator[str]:
+    """The configured model's answer over the chat's last turns and the packed frames, as it streams."""
     filters, zone = query.filters, query.zone
     messages = [
         {
             "role": "system",
             "content": system_prompt_build(now=timezone.now(), zone=zone, start_time=_utc(filters.start_time), end_time=_utc(filters.end_time)),
         },
-        *chat_history(session=session, before_id=asked.id, turns=HISTORY_TURNS),
+        *history,
         {"role": "user", "content": context_pack(frames=frames, zone=zone, frames_in_range=frames_in_range) + f"\n\nQuestion: {query.message}"},
     ]
     yield from llm.llm_stream(messages=messages)
@@ -274,6 +370,14 @@ def summary_answer_stream(query: ChatQuery) -> Iterator[tuple[str, dict]]:
     llm_started = time.monotonic()
     # The frames the answer may cite: the sample, plus (offline) the frames found for the question's terms.
     frames_by_id = {frame.frame_id: frame for frame in frames}
+    # The model is shown the chat's last turns too (the offline summariser is not): what they drew on.
+    history, history_sources = chat_history(session=session, before_id=asked.id, turns=HISTORY_TURNS) if llm.llm_configured() else ([], set())
+
+    def fail(message: str) -> None:
+        answer_fail(
+            reply=reply, message=message, raw=raw, llm_ms=_ms(llm_started), total_ms=_ms(started), drew_on=[*frames_by_id, *history_sources]
+        )
+
     try:
         yield "start", {
             "session_id": session.id,
@@ -287,7 +391,7 @@ def summary_answer_stream(query: ChatQuery) -> Iterator[tuple[str, dict]]:
             raw = _nothing_captured(start_time, end_time, zone, filters.narrowed())
             yield "delta", {"text": raw}
         elif llm.llm_configured():
-            for text in _model_answer(query, session, asked, frames, frames_in_range):
+            for text in _model_answer(query, history, frames, frames_in_range):
                 raw += text
                 yield "delta", {"text": text}
         else:
@@ -295,23 +399,25 @@ def summary_answer_stream(query: ChatQuery) -> Iterator[tuple[str, dict]]:
             for line in raw.splitlines(keepends=True):
                 yield "delta", {"text": line}
     except llm.LlmError as exc:
-        answer_fail(reply=reply, message=exc.message, raw=raw, llm_ms=_ms(llm_started), total_ms=_ms(started))
+        fail(exc.message)
         yield "error", {"message": exc.message, "session_id": session.id, "message_id": reply.id}
         return
     except GeneratorExit:
         message = "The answer was interrupted: the client went away."
-        answer_fail(reply=reply, message=message, raw=raw, llm_ms=_ms(llm_started), total_ms=_ms(started))
+        fail(message)
         raise
     except Exception:
         logger.exception("Chat answer %s failed", reply.id)
         message = "Internal error while answering; see the server log."
-        answer_fail(reply=reply, message=message, raw=raw, llm_ms=_ms(llm_started), total_ms=_ms(started))
+        fail(message)
         yield "error", {"message": message, "session_id": session.id, "message_id": reply.id}
         return
     llm_ms = _ms(llm_started)
 
     validated = _validate(query, raw, frames, frames_in_range, frames_by_id)
-    evidence = answer_store(reply=reply, validated=validated, raw=raw, frames_by_id=frames_by_id, llm_ms=llm_ms, total_ms=_ms(started))
+    evidence = answer_store(
+        reply=reply, validated=validated, raw=raw, frames_by_id=frames_by_id, llm_ms=llm_ms, total_ms=_ms(started), drew_on=history_sources
+    )
     yield "final", answer_final(
         reply=reply,
         validated=validated,

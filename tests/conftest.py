@@ -60,6 +60,21 @@ def post_frame(api, image: bytes, **fields):
     return api.post("/api/v1/frames", data)
 
 
+def files_holding(folder, words, *, skip=None) -> dict[str, list[str]]:
+    """Every file under the folder but `skip` (raw bytes) that holds a word, in any letter case,
+    as UTF-8 or UTF-16 (SQLite can store text as either)."""
+    found: dict[str, list[str]] = {}
+    for path in sorted(folder.rglob("*")):
+        if not path.is_file() or path == skip:
+            continue
+        data = path.read_bytes().lower()
+        for word in words:
+            forms = [word.lower().encode(form) for form in ("utf-8", "utf-16-le", "utf-16-be")]
+            if any(form in data for form in forms):
+                found.setdefault(word, []).append(str(path.relative_to(folder)))
+    return found
+
+
 @pytest.fixture
 def immediate_ocr(settings):
     """Run queued tasks (OCR, then embedding) in-process at enqueue time, with the real engines."""

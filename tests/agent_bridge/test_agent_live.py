@@ -10,6 +10,7 @@ import time
 
 import pytest
 
+from tests.conftest import files_holding, render_text_image
 from tests.server import frames_post_session, ocr_wait
 from tests.server import LiveServer
 from tests.agent_bridge.fake_model import FakeAgentModel, Step, bash, frame_ids_in, text, tool_results
@@ -298,6 +299,73 @@ def test_no_llm_configured_is_a_clear_400_and_the_schema_does_not_offer_agent_mo
             f"{live.url}/api/v1/chat", json={"message": "hi", "start_time": time.time() - 60}, timeout=60
         )
         assert response.status_code == 200
+
+
+def test_deleting_the_frames_an_agent_answer_read_erases_it_its_tool_calls_and_what_pi_holds(server, model):
+    """The agent searched for screens, quoted them, then answered again from what it had read:
+    deleting those screens erases both answers (the questions stay), their tool calls' results
+    and commands, and Pi's conversation of that chat; no file of the data dir holds their words.
+    An answer of another chat that read only a kept screen is whole."""
+    start = time.time() - 2 * 86400
+    erased_words = ["Zorblaxian", "Quarnwhistle"]
+
+    def post(line, app, minute):
+        response = server.session.post(
+            f"{server.url}/api/v1/frames", timeout=60,
+            files={"image": ("f.png", render_text_image([line, "quarterly figures"], size=(1000, 140)), "image/png")},
+            data={"timestamp": start + minute * 60, "app_name": app, "window_name": "ledger"},
+        )
+        assert response.status_code == 201, response.text
+        return response.json()["frame_id"]
+
+    gone = [post(f"Zorblaxian ledger {minute}", "Quarnwhistle", minute) for minute in range(2)]
+    kept = post("Plimbertrove notes", "Editor", 30)
+    ocr_wait(server=server, frame_ids=[*gone, kept], timeout_s=300)
+    window = f'--data-urlencode "start_time={start - 60:.0f}" --data-urlencode "end_time={start + 3600:.0f}"'
+
+    def search(word):
+        return bash(f'curl -s -G "$MYRECALL_URL/api/v1/search" {AUTH} --data-urlencode "q={word}" --data-urlencode "mode=keyword" {window}')
+
+    def quote(words):
+        def answer(body):
+            found = frame_ids_in(tool_results(body)[-1])
+            return text(f"You read the {words} [10:00](myrecall://frame/{found[0]}).")
+        return answer
+
+    model.play(search("Zorblaxian"), quote("Zorblaxian ledger in Quarnwhistle"))
+    first = ask(server)[-1][1]
+    assert "Zorblaxian" in first["answer_md"] and {item["frame_id"] for item in first["evidence"]} <= set(gone), first
+    model.play(text("As I said: the ledger, in the same app."))
+    again = ask(server, session_id=first["session_id"])[-1][1]
+    model.play(search("Plimbertrove"), quote("Plimbertrove notes"))
+    other = ask(server, message="And my notes?")[-1][1]
+    assert [item["frame_id"] for item in other["evidence"]] == [kept], other
+    assert set(files_holding(server.data_dir, erased_words, skip=server.log_path)) == set(erased_words)
+
+    response = server.session.delete(
+        f"{server.url}/api/v1/frames", timeout=120, params={"start_time": start - 60, "end_time": start + 10 * 60}
+    )
+    assert response.status_code == 200 and response.json()["removed"]["answers_erased"] == 2, response.text
+
+    messages = server.session.get(f"{server.url}/api/v1/chat/sessions/{first['session_id']}", timeout=30).json()["messages"]
+    note = "*This answer was erased: it drew on 2 screens deleted on"
+    assert [m["content_md"][: len(note)] if m["role"] == "assistant" else m["content_md"] for m in messages] == [
+        "What was I working on?", note, "What was I working on?", note,
+    ]
+    calls = turn(server, first["turn_id"])["calls"]
+    assert calls and all("Zorblaxian" not in call["command"] + call["result"] for call in calls), calls
+    kept_call = turn(server, other["turn_id"])["calls"][0]
+    assert "Plimbertrove" in kept_call["command"] and "Plimbertrove" in kept_call["result"]
+    whole = server.session.get(f"{server.url}/api/v1/chat/sessions/{other['session_id']}", timeout=30).json()["messages"][-1]
+    assert whole["content_md"] == other["answer_md"] and whole["erased_at"] is None
+    left = files_holding(server.data_dir, erased_words, skip=server.log_path)
+    assert left == {}, left
+    # The next question of that chat starts Pi on a new conversation: what it read is not sent to the model.
+    model.play(text("Nothing more."))
+    ask(server, session_id=first["session_id"])
+    assert "zorblaxian" not in json.dumps(model.requests).lower()
+    # The other tests of the module count the server's frames.
+    server.session.delete(f"{server.url}/api/v1/frames", timeout=120, params={"start_time": start - 60, "end_time": start + 3600})
 
 
 def test_the_chat_page_in_agent_mode_shows_steps_live_and_the_evidence_opens_the_frame(server, model, frames):

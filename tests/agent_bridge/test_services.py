@@ -1,9 +1,11 @@
 """Agent mode's checks and records, in process (the live tests run the real Pi)."""
 
+from datetime import timedelta
+
 import pytest
 
 from agent_bridge.models import AgentToolCall, AgentTurn
-from agent_bridge.services import _frame_ids, agent_token_issue, agent_token_revoke, agent_unready_reason
+from agent_bridge.services import ERASED_CALL, _frame_ids, agent_token_issue, agent_token_revoke, agent_unready_reason
 from chat.models import ChatMessage, ChatRole, ChatSession
 from myrecall.models import ApiToken
 
@@ -53,3 +55,41 @@ def test_a_turn_and_its_tool_calls_are_readable_and_in_the_admin(api, admin_clie
     assert admin_client.get(f"/admin/agent_bridge/agentturn/{turn.id}/change/").status_code == 200
     # Aborting a turn that ended leaves it as it was.
     assert api.post(f"/api/v1/chat/turns/{turn.id}/abort").json()["status"] == "done"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_deleting_a_frame_an_older_agent_answers_search_returned_erases_it_its_calls_and_pis_conversation_files(frame_make, settings, tmp_path):
+    from django.utils import timezone
+
+    from frames.services import frames_delete
+
+    settings.DATA_DIR = tmp_path
+    at = timezone.now() - timedelta(days=1)
+    gone = frame_make("Zahnarztpraxis Weber invoice", at=at.timestamp())
+    kept = frame_make("oat milk and apples", at=(at + timedelta(hours=1)).timestamp())
+    session = ChatSession.objects.create(title="t", timezone="UTC")
+
+    def answer(content, frame_id):  # stored before answers kept what they read: found by their searches
+        reply = ChatMessage.objects.create(session=session, role=ChatRole.ASSISTANT, mode="agent", content=content, sources_known=False)
+        turn = AgentTurn.objects.create(message=reply)
+        AgentToolCall.objects.create(
+            turn=turn, call_id="c1", tool="bash", command="curl search?q=invoice", result=f"text of frame {frame_id}",
+            frame_ids=[frame_id], started_at=timezone.now(),
+        )
+        return reply
+
+    quoting, whole = answer("You paid the Zahnarztpraxis invoice.", gone), answer("You bought oat milk.", kept)
+    conversation = tmp_path / "agent" / "pi-123" / "work" / "2026-11-20T10-00-00-000Z_abc.jsonl"
+    conversation.parent.mkdir(parents=True)
+    conversation.write_text('{"type":"message","content":"Zahnarztpraxis Weber invoice"}\n')
+
+    job = frames_delete(start=at - timedelta(minutes=1), end=at + timedelta(minutes=1))
+
+    assert job.removed["answers_erased"] == 1 and job.removed["agent_tool_calls"] == 1
+    quoting.refresh_from_db()
+    assert quoting.content.startswith("*This answer was erased: it drew on 1 screen deleted on") and quoting.erased_at
+    call = AgentToolCall.objects.get(turn__message=quoting)
+    assert call.result == call.command == ERASED_CALL and call.frame_ids == [gone]
+    whole.refresh_from_db()
+    assert whole.content == "You bought oat milk." and AgentToolCall.objects.get(turn__message=whole).result == f"text of frame {kept}"
+    assert not conversation.exists()

@@ -1,6 +1,7 @@
 """Summary-mode chat end to end below the API: retrieval, the offline summariser, citation
 validation and what is stored."""
 
+import json
 import re
 from html.parser import HTMLParser
 from datetime import datetime, timedelta
@@ -10,7 +11,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from chat.citations import citations_validate
-from chat.models import ChatMessage, ChatRole, ChatStatus, Citation, DroppedReason
+from chat.models import ChatMessage, ChatRole, ChatSession, ChatStatus, Citation, DroppedReason
 from chat.modes import ChatQuery
 from chat.prompts import context_pack, system_prompt_build
 from chat.sampling import sample_retrieve
@@ -318,3 +319,75 @@ def test_a_frame_reference_shown_on_screen_is_quoted_as_text_not_cited(frame_mak
     assert payload["dropped"] == [] and payload["evidence"]
     assert "myrecall\\://frame/99999" in payload["answer_md"]
     assert "myrecall://frame/99999" in payload["answer_html"] and 'data-frame-id="99999"' not in payload["answer_html"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_answer_stored_before_its_sources_were_kept_is_erased_when_a_frame_of_its_range_is_deleted(frame_make):
+    from frames.services import frames_delete
+
+    gone = frame_make("Zahnarztpraxis Weber invoice", at=T0.timestamp())
+    frame_make("oat milk and apples", at=(T0 + timedelta(hours=2)).timestamp())
+    session = ChatSession.objects.create(title="t", timezone="UTC")
+    legacy = {"session": session, "role": ChatRole.ASSISTANT, "status": ChatStatus.DONE, "sources_known": False}
+    quoting = ChatMessage.objects.create(
+        content="You paid the Zahnarztpraxis Weber invoice.", start_time=T0 - timedelta(hours=1), end_time=T0 + timedelta(hours=1), **legacy
+    )
+    elsewhere = ChatMessage.objects.create(
+        content="You bought oat milk.", start_time=T0 + timedelta(hours=1), end_time=T0 + timedelta(hours=3), **legacy
+    )
+
+    job = frames_delete(start=T0 - timedelta(minutes=1), end=T0 + timedelta(minutes=1))
+
+    assert job.removed["answers_erased"] == 1
+    quoting.refresh_from_db()
+    elsewhere.refresh_from_db()
+    assert quoting.content.startswith("*This answer was erased: it drew on 1 screen deleted on") and quoting.erased_at
+    assert list(quoting.sources.values_list("frame_id", flat=True)) == [gone]
+    assert elsewhere.content == "You bought oat milk." and elsewhere.erased_at is None
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_answer_whose_frames_are_deleted_while_it_is_written_is_stored_erased(frame_make, settings):
+    from chat.services import summary_answer_stream
+    from frames.services import frames_delete
+
+    settings.LLM_BASE_URL = ""
+    ids = [frame_make(f"Zahnarztpraxis Weber invoice {i}", at=(T0 + timedelta(minutes=i)).timestamp(), app_name="Firefox") for i in range(2)]
+    events = summary_answer_stream(query(T0 - timedelta(hours=1), T0 + timedelta(hours=1), message="What did I do?"))
+    assert next(events)[0] == "start"
+    frames_delete(start=T0 - timedelta(hours=1), end=T0 + timedelta(hours=1))  # the answer has its frames, not yet its text
+    *deltas, (kind, final) = list(events)
+    assert "Zahnarztpraxis" in "".join(delta["text"] for _, delta in deltas)  # streamed as it was written
+    assert kind == "final" and final["answer_md"].startswith("*This answer was erased: it drew on 2 screens deleted on")
+    assert final["evidence"] == []
+    stored = ChatMessage.objects.get(id=final["message_id"])
+    assert stored.content == final["answer_md"] and stored.raw_content == "" and stored.erased_at
+    assert Citation.objects.filter(message=stored, frame_id_cited__in=ids).exists()
+    assert not Citation.objects.filter(message=stored).exclude(snippet="").exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_answer_shown_an_earlier_answer_that_read_a_deleted_frame_is_erased_with_it(frame_make, fake_llm):
+    from frames.services import frames_delete
+
+    gone = frame_make("Zahnarztpraxis Weber invoice", at=T0.timestamp(), app_name="Firefox")
+    kept = frame_make("oat milk and apples", at=(T0 + timedelta(hours=2)).timestamp())
+
+    def ask(start, answer, session_id=None):
+        fake_llm.answer = answer
+        return chat_answer(query=ChatQuery(
+            message="What did I do?", zone=BERLIN, session_id=session_id,
+            filters=Filters(start_time=start.timestamp(), end_time=(start + timedelta(hours=2)).timestamp(), end_inclusive=False),
+        ))
+
+    first = ask(T0 - timedelta(hours=1), f"You paid the Weber invoice [14:00](myrecall://frame/{gone}).")
+    shown = ask(T0 + timedelta(hours=1), f"After the Weber invoice, oat milk [16:00](myrecall://frame/{kept}).", first["session_id"])
+    assert "Weber invoice" in json.dumps(fake_llm.requests[-1]["messages"][:-1])  # the earlier turn went to the model
+    other = ask(T0 + timedelta(hours=1), f"Oat milk [16:00](myrecall://frame/{kept}).")
+
+    job = frames_delete(start=T0 - timedelta(minutes=1), end=T0 + timedelta(minutes=1))
+
+    assert job.removed["answers_erased"] == 2
+    for answer in (first, shown):
+        assert ChatMessage.objects.get(id=answer["message_id"]).content.startswith("*This answer was erased: it drew on 1 screen")
+    assert ChatMessage.objects.get(id=other["message_id"]).content == other["answer_md"] and "Oat milk" in other["answer_md"]

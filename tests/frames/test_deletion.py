@@ -13,6 +13,7 @@ from django.db import connection
 from django.utils import timezone
 
 from agent_bridge.models import AgentToolCall, AgentTurn
+from agent_bridge.services import ERASED_CALL
 from chat.models import ChatMessage, Citation
 from frames import services, storage
 from frames.models import Frame, FrameDeletion, OcrResult
@@ -22,7 +23,7 @@ from search.embeddings import embedder_info
 from search.fts import PREFIX, REGISTRY, VOCAB, VOCAB_TRIGRAMS
 from search.models import FrameVectors
 from search.vectors import vectors_release
-from tests.conftest import post_frame, render_text_image
+from tests.conftest import files_holding, post_frame, render_text_image
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -59,10 +60,10 @@ def memory(api, immediate_ocr, django_user_model):
     vectors_release()
 
 
-def chat_answer(api, settings) -> dict:
-    """An offline summary of the morning: it cites the frames with the snippets it quoted."""
+def chat_answer(api, settings, *, start=T0, end=T0 + timedelta(hours=2)) -> dict:
+    """An offline summary of the morning (or of start to end): it cites the frames with the snippets it quoted."""
     settings.LLM_BASE_URL = ""
-    body = {"message": "What did I do?", "start_time": T0.timestamp(), "end_time": (T0 + timedelta(hours=2)).timestamp()}
+    body = {"message": "What did I do?", "start_time": start.timestamp(), "end_time": end.timestamp()}
     response = api.post("/api/v1/chat", data=json.dumps(body), content_type="application/json")
     assert response.status_code == 200, response.content
     return response.json()
@@ -120,6 +121,9 @@ def test_a_range_delete_leaves_no_trace_in_any_store(api, memory, settings):
     answer = chat_answer(api, settings)
     cited = {item["frame_id"] for item in answer["evidence"]}
     assert cited & set(gone) and cited & {kept}, answer
+    assert "Zahnarztpraxis" in answer["answer_md"] or "Praxis Weber" in answer["answer_md"], answer["answer_md"]
+    kept_answer = chat_answer(api, settings, start=T0 + timedelta(minutes=80), end=T0 + timedelta(hours=2))
+    assert [item["frame_id"] for item in kept_answer["evidence"]] == [kept], kept_answer
     assert Citation.objects.filter(frame_id__in=gone).exclude(snippet="").exists()
     turn = AgentTurn.objects.create(message=ChatMessage.objects.get(id=answer["message_id"]))
     call = AgentToolCall.objects.create(
@@ -156,12 +160,20 @@ def test_a_range_delete_leaves_no_trace_in_any_store(api, memory, settings):
     assert Citation.objects.filter(frame_id_cited=kept).exclude(snippet="").exists()
     message = ChatMessage.objects.get(id=answer["message_id"])
     assert message.evidence_deleted
-    call.refresh_from_db()
-    other_call.refresh_from_db()
-    assert "Zahnarztpraxis" not in call.result and "oat milk" in other_call.result
-    detail = api.get(f"/api/v1/chat/sessions/{answer['session_id']}").json()["messages"][-1]
+    # the answer that drew on them is erased, with what its turn's tool calls kept; the question stays
+    assert job.removed["answers_erased"] == 1 and job.removed["agent_tool_calls"] == 2
+    erased = f"*This answer was erased: it drew on 3 screens deleted on {timezone.now():%a %d %b %Y}.*"
+    assert message.content == erased and message.raw_content == "" and message.erased_at is not None
+    for stored in (call, other_call):
+        stored.refresh_from_db()
+        assert stored.result == stored.command == ERASED_CALL and stored.frame_ids
+    question, detail = api.get(f"/api/v1/chat/sessions/{answer['session_id']}").json()["messages"]
+    assert question["content_md"] == "What did I do?" and detail["content_md"] == erased and detail["erased_at"]
     assert detail["evidence_deleted"] == len(cited & set(gone))
     assert [item["frame_id"] for item in detail["evidence"]] == [kept]
+    # an answer that drew only on the frame kept is whole
+    whole = ChatMessage.objects.get(id=kept_answer["message_id"])
+    assert whole.erased_at is None and whole.content == kept_answer["answer_md"] and "Grocery" in whole.content
     # the frame outside the range is whole
     assert keyword_ids(api, "apples") == [kept] and all(path.exists() for path in files_of([kept]))
 
@@ -339,26 +351,12 @@ ERASED = {"text": "Quillibrastic", "window": "Vorpenhallow", "url": "snarfwidget
 KEPT = {"text": "Tomblewhisker", "window": "Frandiloquent", "url": "plonkerdash", "app": "Brizzlehopper"}
 
 
-def files_holding(folder, words, *, skip=None) -> dict[str, list[str]]:
-    """Every file under the folder but `skip` (raw bytes) that holds a word, in any letter case,
-    as UTF-8 or UTF-16 (SQLite can store text as either)."""
-    found: dict[str, list[str]] = {}
-    for path in sorted(folder.rglob("*")):
-        if not path.is_file() or path == skip:
-            continue
-        data = path.read_bytes().lower()
-        for word in words:
-            forms = [word.lower().encode(form) for form in ("utf-8", "utf-16-le", "utf-16-be")]
-            if any(form in data for form in forms):
-                found.setdefault(word, []).append(str(path.relative_to(folder)))
-    return found
-
-
 def test_a_deleted_screen_leaves_none_of_its_words_in_any_file_of_the_data_dir(tmp_path):
+    from tests.live import login
     from tests.server import LiveServer, ocr_wait
 
     start = T0.timestamp()
-    with LiveServer(tmp_path / "live", env={"MYRECALL_DEDUP_MAX_DISTANCE": "-1"}) as server:
+    with LiveServer(tmp_path / "live", env={"MYRECALL_DEDUP_MAX_DISTANCE": "-1", "LLM_BASE_URL": ""}) as server:
         def post(words, minute, extra):
             response = server.session.post(
                 f"{server.url}/api/v1/frames", timeout=60,
@@ -390,6 +388,18 @@ def test_a_deleted_screen_leaves_none_of_its_words_in_any_file_of_the_data_dir(t
             sleep(0.5)
         assert vectors_written(), server.session.get(f"{server.url}/api/v1/status", timeout=60).text
         assert found(ERASED["text"]) == gone and found(KEPT["text"]) == kept
+
+        def summary(minutes_from, minutes_to):
+            body = {"message": "What did I do?", "start_time": start + minutes_from * 60, "end_time": start + minutes_to * 60}
+            response = server.session.post(f"{server.url}/api/v1/chat", json=body, timeout=120)
+            assert response.status_code == 200, response.text
+            return response.json()
+
+        # The offline summary of both stretches writes the deleted screens' app and window into its answer.
+        both = summary(-1, 120)
+        assert ERASED["app"] in both["answer_md"] and KEPT["app"] in both["answer_md"], both["answer_md"]
+        kept_only = summary(55, 120)
+        assert ERASED["app"] not in kept_only["answer_md"] and KEPT["app"] in kept_only["answer_md"], kept_only["answer_md"]
         # Before: every word is in the data dir's files (so the check below can see them).
         assert set(files_holding(server.data_dir, ERASED.values(), skip=server.log_path)) == set(ERASED.values())
 
@@ -397,11 +407,23 @@ def test_a_deleted_screen_leaves_none_of_its_words_in_any_file_of_the_data_dir(t
             f"{server.url}/api/v1/frames", timeout=120, params={"start_time": start - 60, "end_time": start + 30 * 60}
         )
         assert response.status_code == 200 and response.json()["removed"]["frames"] == 3, response.text
+        assert response.json()["removed"]["answers_erased"] == 1, response.text
 
         left = files_holding(server.data_dir, ERASED.values(), skip=server.log_path)
         assert left == {}, left
         assert found(KEPT["text"]) == kept and found(KEPT["window"]) == kept
         assert set(files_holding(server.data_dir, KEPT.values(), skip=server.log_path)) == set(KEPT.values())
+
+        # The answer that drew on them says it was erased, under its question; the other is whole.
+        def answer(reply):
+            chat = server.session.get(f"{server.url}/api/v1/chat/sessions/{reply['session_id']}", timeout=60).json()
+            return [message["content_md"] for message in chat["messages"]]
+
+        question, erased = answer(both)
+        assert question == "What did I do?" and erased.startswith("*This answer was erased: it drew on 3 screens deleted on"), erased
+        assert answer(kept_only) == ["What did I do?", kept_only["answer_md"]]
+        page = login(server).get(f"{server.url}/chat", params={"session": both["session_id"]}, timeout=60).text
+        assert "This answer was erased: it drew on 3 screens deleted on" in page and "What did I do?" in page
 
 
 def test_the_vector_server_erases_the_app_names_an_older_index_kept(data_dir):
