@@ -437,8 +437,7 @@ def frames_delete_run(*, job_id: int, progress: Callable[[int], None] | None = N
         try:
             _deletion_settle(job_id)
         except Exception as exc:
-            logger.exception("Deletion %s could not remove what its frames keep outside the database", job_id)
-            FrameDeletion.objects.filter(id=job_id).update(error=f"{type(exc).__name__}: {exc}"[:2000], updated_at=timezone.now())
+            _deletion_failed(job_id, exc, "could not remove what its frames keep outside the database")
             break
         count = _deletion_batch(job_id)
         if not count:
@@ -448,6 +447,12 @@ def frames_delete_run(*, job_id: int, progress: Callable[[int], None] | None = N
             progress(count)
     database_space_reclaim()
     return FrameDeletion.objects.get(id=job_id)
+
+
+def _deletion_failed(job_id: int, exc: Exception, what: str) -> None:
+    """The job stays running with the reason, for the worker's retry."""
+    logger.exception("Deletion %s %s", job_id, what)
+    FrameDeletion.objects.filter(id=job_id).update(error=f"{type(exc).__name__}: {exc}"[:2000], updated_at=timezone.now())
 
 
 def deletion_erase(job: FrameDeletion) -> None:
@@ -463,8 +468,7 @@ def _deletion_finish(job_id: int) -> None:
     try:
         deletion_erase(job)
     except Exception as exc:
-        logger.exception("Deletion %s could not erase what its frames left behind", job_id)
-        FrameDeletion.objects.filter(id=job_id).update(error=f"{type(exc).__name__}: {exc}"[:2000], updated_at=timezone.now())
+        _deletion_failed(job_id, exc, "could not erase what its frames left behind")
         return
     FrameDeletion.objects.filter(id=job_id).update(
         status=FrameDeletion.Status.DONE, finished_at=timezone.now(), error="", updated_at=timezone.now()
