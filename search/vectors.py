@@ -37,6 +37,7 @@ import secrets
 import shutil
 import sqlite3
 import sys
+import tempfile
 import threading
 import time
 import urllib.error
@@ -57,6 +58,8 @@ os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 logger = logging.getLogger(__name__)
 
 DAY_MS = 86_400_000
+# The longest path a unix socket's address holds (108 bytes with its final NUL).
+SOCKET_PATH_MAX = 107
 _lock = threading.RLock()
 _clients: dict[str, object] = {}
 _remote_clients: set[int] = set()  # ids of the HTTP clients (safe to use from several threads)
@@ -416,9 +419,12 @@ class VectorServer:
         self.socket = server_socket()
         self._key = vector_server_key_ensure().read_bytes()
         self._closing = False
+        self._short_dir = None
         self.open()
-        if len(os.fsencode(self.socket)) > 107:  # the size of a socket address's path, less its final NUL
-            raise VectorError(f"the vector server's socket {self.socket} is a path of more than 107 bytes: set a shorter MYRECALL_DATA_DIR")
+        if len(os.fsencode(self.socket)) > SOCKET_PATH_MAX:
+            # A data dir too deep for a socket's address: a folder of this account's alone (0700) in the temp dir.
+            self._short_dir = Path(tempfile.mkdtemp(prefix="myrecall-vectors-"))
+            self.socket = self._short_dir / "server.sock"
         self.socket.unlink(missing_ok=True)  # left by a server that was killed
         try:
             self._listener = Listener(str(self.socket), family="AF_UNIX", backlog=64)
@@ -444,6 +450,8 @@ class VectorServer:
     def close(self) -> None:
         self._closing = True
         self._listener.close()  # removes the socket file
+        if self._short_dir is not None:
+            shutil.rmtree(self._short_dir, ignore_errors=True)
 
     def _accept(self) -> None:
         while not self._closing:

@@ -236,3 +236,17 @@ def test_an_index_written_in_a_process_of_its_own_opens_in_the_vector_server(dat
     with vector_server_run(data_dir) as socket_path:
         assert vectors.backend_describe() == f"chroma server {socket_path}"
         assert nearest(32) == [32] and vectors.day_count(embedder_key="test", day=DAY) == 3
+
+
+def test_a_data_dir_too_deep_for_a_socket_path_still_gets_a_keyed_server(tmp_path):
+    deep = tmp_path / ("a-data-dir-on-a-deep-path-" * 4)
+    deep.mkdir()
+    assert len(os.fsencode(deep / "chroma" / "server.sock")) > vectors.SOCKET_PATH_MAX
+    with vector_server_run(deep) as socket_path:
+        folder = Path(socket_path).parent
+        assert folder != deep / "chroma" and stat.S_IMODE(folder.stat().st_mode) == 0o700
+        key = (deep / "chroma" / "server.key").read_bytes()
+        assert collection_names(socket_path, key) == []
+        with pytest.raises(AuthenticationError):
+            Client(socket_path, family="AF_UNIX", authkey=b"not-the-key")
+    assert not folder.exists()
