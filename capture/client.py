@@ -25,6 +25,7 @@ logger = logging.getLogger("capture")
 
 RULES_REFRESH_S = 30.0
 BACKOFF_MAX_S = 30.0
+LAST_REPORT_TIMEOUT_S = (2, 3)  # connect, read: an ending client waits little
 
 # Exit codes (README "Capture"): 0 also after SIGINT or SIGTERM
 EXIT_OK, EXIT_USAGE, EXIT_BAD_TOKEN, EXIT_NOT_MYRECALL, EXIT_DISPLAY_LOST = 0, 2, 3, 4, 5
@@ -278,6 +279,13 @@ class Client:
         else:
             self._stop_if_fatal(answer)
 
+    def report_last(self, reason: str) -> None:
+        """The last report says the client ended and why, so the timeline shows a stop, not a
+        silence. Sent once, briefly: an ending client waits little for a server that does not answer,
+        and says nothing more about it (its one closing line is the stop's)."""
+        if self._reports_taken:
+            self.server.report_post({**self.report_take(), "stopped": reason}, timeout=LAST_REPORT_TIMEOUT_S)
+
     def _stop_on_signal(self, signum, _frame) -> None:
         self.stopped_by = signal.Signals(signum).name
         self.stopping.set()
@@ -333,6 +341,7 @@ class Client:
             focus.close()
         if self.fatal:
             raise self.fatal
+        self.report_last("the X display went away" if display_lost else f"stopped by {self.stopped_by}")
         if display_lost:
             raise Fatal(EXIT_DISPLAY_LOST, f"stopped: {display_lost}; {self._spool_kept()} (exit code {EXIT_DISPLAY_LOST})")
         logger.info(

@@ -84,9 +84,9 @@ class Server:
             return Answer(Outcome.STORED, body.get("status", ""), body.get("frame_id"))
         return Answer(Outcome.REFUSED, f"{response.status_code}: {self._message(response)}")
 
-    def report_post(self, report: dict) -> Answer:
+    def report_post(self, report: dict, *, timeout=TIMEOUT_S) -> Answer:
         try:
-            response = self.session.post(f"{self.base_url}/api/v1/capture/report", json=report, timeout=TIMEOUT_S)
+            response = self.session.post(f"{self.base_url}/api/v1/capture/report", json=report, timeout=timeout)
         except requests.RequestException as exc:
             return Answer(Outcome.RETRY, _failure(exc))
         if answer := self._sorted(response):

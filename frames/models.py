@@ -140,6 +140,7 @@ class CaptureReport(models.Model):
     spooled = models.PositiveIntegerField(help_text="Frames waiting in the client's spool at the report.")
     paused = models.BooleanField()
     client = models.CharField(max_length=100, blank=True, default="", help_text="The reporting program and its version.")
+    stopped = models.CharField(max_length=200, blank=True, default="", help_text="Why the client ended, in its last report; empty while it runs.")
 
     def __str__(self) -> str:
         return f"Capture report of {self.device_name} at {self.received_at:%Y-%m-%d %H:%M:%S}"

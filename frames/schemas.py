@@ -159,6 +159,10 @@ class CaptureReportIn(BodySchema):
     spooled: PeriodCount = Field(description="Frames waiting in the client's spool (the server could not be reached, or not yet sent).")
     paused: bool = Field(description="Whether capture is paused (on the client, or by the server's Settings).")
     client: str = Field("", max_length=100, description="The reporting program and its version, e.g. myrecall-capture/1.")
+    stopped: str = Field(
+        "", max_length=200,
+        description="Set in the last report of a client that ends, to why it ended (e.g. 'SIGINT'): the timeline then says it stopped rather than warning.",
+    )
 
 
 class CaptureReportOut(Schema):
@@ -171,3 +175,4 @@ class CaptureReportOut(Schema):
     spooled: int
     paused: bool
     client: str
+    stopped: str

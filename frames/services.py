@@ -560,6 +560,7 @@ def capture_report_record(
     spooled: int,
     paused: bool,
     client: str = "",
+    stopped: str = "",
 ) -> CaptureReport:
     """Keep a capture client's latest report (one per device, replacing the one before), stamped
     with the server's time: the timeline judges from it whether the client is still running."""
@@ -574,6 +575,7 @@ def capture_report_record(
             "spooled": spooled,
             "paused": paused,
             "client": client,
+            "stopped": stopped,
         },
     )
     return report

@@ -159,7 +159,10 @@ def devices_status(*, devices: list[DeviceSeen], now: float, today_start: float,
         heard = report.received_at.timestamp() if report else None
         latest = max(t for t in (last, heard) if t is not None)
         frame_part = f"last frame {duration_short(now - last)} ago" if last is not None else "no frame in the last day"
-        if report and now - heard <= max(silent_after_s, 2 * report.period_s):
+        if report and report.stopped and (last is None or last <= heard):
+            # Its client said it ended (Ctrl-C, the session closed): no warning for a stop that was meant.
+            summary, silent = f"capture stopped {duration_short(now - heard)} ago ({report.stopped}) · {frame_part}", False
+        elif report and now - heard <= max(silent_after_s, 2 * report.period_s):
             state, details = _client_said(report, has_frame=last is not None)
             summary, silent = f"{state} · {frame_part}" + (f" ({'; '.join(details)})" if details else ""), False
         else:

@@ -23,6 +23,7 @@ class Migration(migrations.Migration):
                 ('spooled', models.PositiveIntegerField(help_text="Frames waiting in the client's spool at the report.")),
                 ('paused', models.BooleanField()),
                 ('client', models.CharField(blank=True, default='', help_text='The reporting program and its version.', max_length=100)),
+                ('stopped', models.CharField(blank=True, default='', help_text='Why the client ended, in its last report; empty while it runs.', max_length=200)),
             ],
         ),
     ]

@@ -269,8 +269,11 @@ def test_each_report_is_sent_to_the_server_also_when_no_frame_is_and_the_status_
         assert report["period_s"] == 2 and report["client"] == "myrecall-capture/1" and report["paused"] is False
         logged = [(r["sent"], r["unchanged"], r["excluded"], r["spooled"]) for r in client.reports()]
         assert (report["sent"], report["unchanged"], report["excluded"], report["spooled"]) in logged, (report, logged)
+        assert report["stopped"] == ""
     finally:
         assert client.stop() == 0
+    # Its last report says it ended and why: the timeline shows a stop, not a silence.
+    assert device_status(server, "beating")["last_report"]["stopped"] == "stopped by SIGTERM"
     # Only an excluded window: no frame is sent, the report still comes and says so.
     client = Client(desktop, tmp_path / "state", url=server.url, token=server.token,
                     args=["--report-every", "2", "--device", "excluding", "--exclude-app", APP])

@@ -43,6 +43,10 @@ def test_a_report_is_kept_as_the_devices_latest_and_the_next_one_replaces_it(api
     assert (stored.sent, stored.unchanged, stored.paused, stored.client) == (0, 20, True, "")
     assert report_post(api, {**REPORT, "device_name": "desktop"}).status_code == 200
     assert sorted(CaptureReport.objects.values_list("device_name", flat=True)) == ["desktop", "laptop"]
+    # A client's last report says why it ended.
+    last = report_post(api, {**REPORT, "stopped": "stopped by SIGINT"})
+    assert last.status_code == 200 and last.json()["stopped"] == "stopped by SIGINT"
+    assert CaptureReport.objects.get(device_name="laptop").stopped == "stopped by SIGINT"
 
 
 @pytest.mark.parametrize(
@@ -57,6 +61,7 @@ def test_a_report_is_kept_as_the_devices_latest_and_the_next_one_replaces_it(api
         ({**REPORT, "period_s": 0.5}, "period_s"),
         ({**REPORT, "device_name": ""}, "device_name"),
         ({**REPORT, "device_name": "d" * 256}, "device_name"),
+        ({**REPORT, "stopped": "x" * 201}, "stopped"),
         ({**REPORT, "battery": 80}, "battery"),  # a field the report does not have
         ([REPORT], None),
     ],
