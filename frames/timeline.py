@@ -1,15 +1,21 @@
 """Shapes a day of frames for the timeline: app segments, buckets of thumbnails and
-active minutes per app per hour. Pure functions over rows from the selectors."""
+active minutes per app per hour. Pure functions over rows from the selectors (it loads no model:
+app colours are computed in processes without Django set up)."""
+
+from __future__ import annotations
 
 import hashlib
 import logging
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
-from frames.selectors import DeviceSeen
 from myrecall.timezones import duration_short
+
+if TYPE_CHECKING:
+    from frames.selectors import DeviceSeen
 
 logger = logging.getLogger(__name__)
 
