@@ -294,6 +294,10 @@ def agent_answer_stream(query: ChatQuery) -> Iterator[tuple[str, dict]]:
     return events
 
 
+# The app's own events that end a turn (Pi's events are named after Pi's types, none of these).
+TURN_ENDS = ("final", "error")
+
+
 def _fail(turn: AgentTurn, reply: ChatMessage, status: str, message: str, text: str, started: float) -> dict:
     ms = int((time.monotonic() - started) * 1000)
     answer_fail(reply=reply, message=message, raw=text, llm_ms=ms, total_ms=ms)
@@ -302,9 +306,14 @@ def _fail(turn: AgentTurn, reply: ChatMessage, status: str, message: str, text: 
 
 
 def _turn_events(query: ChatQuery, release) -> Iterator[tuple[str, dict]]:
-    """The turn, holding the agent until it ends (`release` gives it back)."""
+    """The turn, holding the agent until it ends (`release` gives it back): given back before the
+    turn's last event ("final" or "error", the app's own) goes out, so a question the page sends
+    as soon as it hears the turn ended is taken, not refused as busy."""
     try:
-        yield from _turn(query)
+        for kind, data in _turn(query):
+            if kind in TURN_ENDS:
+                release()
+            yield kind, data
     finally:
         release()
 
