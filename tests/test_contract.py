@@ -16,7 +16,7 @@ import pytest
 from tests.server import REPO, LiveServer, frames_post_session
 
 SEED = 21
-EXAMPLES = 8
+EXAMPLES = 5
 
 
 @pytest.fixture(scope="module")
