@@ -1,3 +1,4 @@
+import re
 from datetime import date, datetime, time, timedelta
 
 from django.conf import settings
@@ -20,19 +21,34 @@ from myrecall.timezones import day_bounds, local_time, request_timezone
 
 # Chat snippets are at most 160 characters; anything longer is cut, not an error.
 MAX_SNIPPET_CHARS = 1000
+FRAME_IDS = range(-(2**63), 2**63)  # what screenpipe takes as a frame id: a 64-bit signed whole number
 
 
 def _authenticated(request: HttpRequest) -> bool:
     return request.user.is_authenticated or bool(BearerToken()(request))
 
 
+def frame_not_found_body(frame_id: int) -> dict:
+    """screenpipe's 404 for a frame id it does not have ({"error", "frame_id"}, which its deep-link
+    handlers read), in MyRecall's one error shape as well."""
+    return {"error": "Frame not found", "frame_id": frame_id, **error_body(f"Frame {frame_id} does not exist.", {"frame_id": frame_id})}
+
+
 @login_not_required  # answers 401 itself: API clients send a bearer token, not a session
 @require_GET
-def frame_image(request: HttpRequest, frame_id: int):
+def frame_image(request: HttpRequest, frame_id: str):
+    """The image at the bare path where screenpipe's clients fetch it, answering as screenpipe does."""
     if not _authenticated(request):
         return JsonResponse(error_body("Authentication required: send a bearer token or log in."), status=401)
+    if not re.fullmatch(r"-?[0-9]{1,20}", frame_id) or int(frame_id) not in FRAME_IDS:
+        message = "The frame id must be a whole number (a frame's id, as in /frames/123)."
+        return JsonResponse(error_body(message, {"field": "frame_id", "value": frame_id[:100]}), status=400)
     try:
-        return frame_image_response(selectors.frame_get(frame_id=frame_id))
+        frame = selectors.frame_get(frame_id=int(frame_id))
+    except NotFound:
+        return JsonResponse(frame_not_found_body(int(frame_id)), status=404)
+    try:
+        return frame_image_response(frame)
     except ApplicationError as exc:
         return JsonResponse(error_body(exc.message, exc.extra), status=exc.status_code)
 

@@ -19,7 +19,7 @@ urlpatterns = [
     path("frames/<int:frame_id>/view", frame_views.frame_view, name="frame-view"),
     path("frames/<int:frame_id>/thumb", frame_views.frame_thumb, name="frame-thumb"),
     # screenpipe's clients fetch images at the bare path.
-    path("frames/<int:frame_id>", frame_views.frame_image, name="frame-image"),
+    path("frames/<str:frame_id>", frame_views.frame_image, name="frame-image"),  # any id: the view answers 400 or 404
     path("login/", auth_views.LoginView.as_view(template_name="myrecall/login.html"), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/", admin.site.urls),

@@ -27,6 +27,7 @@ from ninja import NinjaAPI, Query, Router
 from frames import selectors as frame_selectors
 from frames import storage
 from frames.models import Frame
+from frames.views import FRAME_IDS, frame_not_found_body
 from myrecall.api import api as main_api
 from myrecall.auth import API_AUTH
 from myrecall.errors import ApplicationError, NotFound
@@ -38,6 +39,7 @@ from search.screenpipe_schemas import (
     ActivitySummaryOut,
     FrameContextOut,
     FrameMetadataOut,
+    FrameNotFoundOut,
     FrameOcrOut,
     HealthOut,
     SearchOut,
@@ -231,16 +233,25 @@ def search(request: HttpRequest, params: Query[SearchParams]):
     return {"data": data, "pagination": {"limit": limit, "offset": offset, "total": result.total}}
 
 
-def _frame(frame_id: int) -> Frame:
-    if not 0 < frame_id < 2**63:
-        raise NotFound(f"Frame {frame_id} does not exist.", extra={"frame_id": frame_id})
-    return frame_selectors.frame_get(frame_id=frame_id)
+def _frame(frame_id: int) -> Frame | None:
+    """The frame, or None for an id no frame has; an id screenpipe could not read (past 64 bits) is a 400."""
+    if frame_id not in FRAME_IDS:
+        raise ApplicationError(
+            "The frame id must be a whole number (a frame's id, as in /frames/123/ocr).", extra={"field": "frame_id"}
+        )
+    try:
+        return frame_selectors.frame_get(frame_id=frame_id)
+    except NotFound:
+        return None
 
 
-@router.get("/frames/{frame_id}/ocr", response={200: FrameOcrOut, 400: ErrorOut, 401: ErrorOut, 404: ErrorOut})
+@router.get("/frames/{frame_id}/ocr", response={200: FrameOcrOut, 400: ErrorOut, 401: ErrorOut})
 def frame_ocr(request: HttpRequest, frame_id: int):
-    """The frame's text lines with their boxes as fractions of the screen (screenpipe's text_positions)."""
+    """The frame's text lines with their boxes as fractions of the screen (screenpipe's text_positions).
+    A frame id no frame has gets no text, as in screenpipe."""
     frame = _frame(frame_id)
+    if frame is None:
+        return {"frame_id": frame_id, "text": "", "text_positions": []}
     ocr = frame_selectors.frame_ocr_get(frame=frame)
     width, height = max(frame.width, 1), max(frame.height, 1)
     return {
@@ -262,10 +273,14 @@ def frame_ocr(request: HttpRequest, frame_id: int):
     }
 
 
-@router.get("/frames/{frame_id}/metadata", response={200: FrameMetadataOut, 400: ErrorOut, 401: ErrorOut, 404: ErrorOut})
+@router.get(
+    "/frames/{frame_id}/metadata", response={200: FrameMetadataOut, 400: ErrorOut, 401: ErrorOut, 404: FrameNotFoundOut}
+)
 def frame_metadata(request: HttpRequest, frame_id: int):
     """What a screenpipe://frame/ID link resolves through: the frame's time, and its context."""
     frame = _frame(frame_id)
+    if frame is None:
+        return 404, frame_not_found_body(frame_id)
     return {
         "frame_id": frame.id,
         "timestamp": frame.timestamp,
@@ -294,11 +309,14 @@ def _brief(frame: Frame) -> dict:
     return {"frame_id": frame.id, "timestamp": frame.timestamp, "app_name": frame.app_name, "window_name": frame.window_name}
 
 
-@router.get("/frames/{frame_id}/context", response={200: FrameContextOut, 400: ErrorOut, 401: ErrorOut, 404: ErrorOut})
+@router.get("/frames/{frame_id}/context", response={200: FrameContextOut, 400: ErrorOut, 401: ErrorOut})
 def frame_context(request: HttpRequest, frame_id: int):
     """The frame's text and the web addresses in it (MyRecall reads no accessibility tree, so
-    `nodes` is empty and `text_source` is "ocr"), with the frames just before and after it."""
+    `nodes` is empty and `text_source` is "ocr"), with the frames just before and after it.
+    A frame id no frame has gets no text and empty lists, as in screenpipe."""
     frame = _frame(frame_id)
+    if frame is None:
+        return {"frame_id": frame_id, "text": None, "nodes": [], "urls": [], "text_source": "ocr", "before": [], "after": []}
     ocr = frame_selectors.frame_ocr_get(frame=frame)
     text = ocr.text if ocr else ""
     earlier, later = frame_selectors.frame_context(frame=frame, before=CONTEXT_NEIGHBOURS, after=CONTEXT_NEIGHBOURS)

@@ -86,6 +86,15 @@ class FrameMetadataOut(Schema):
     device_name: str
 
 
+class FrameNotFoundOut(Schema):
+    """screenpipe's 404 body for an unknown frame, with MyRecall's message and extra beside it."""
+
+    error: str
+    frame_id: int
+    message: str
+    extra: dict
+
+
 class FrameBriefOut(Schema):
     frame_id: int
     timestamp: datetime

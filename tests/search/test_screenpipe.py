@@ -351,14 +351,6 @@ def test_frame_context_gives_text_urls_and_neighbours(api):
     assert [f["frame_id"] for f in body["after"]] == [after.id]
 
 
-@pytest.mark.parametrize("suffix", ["ocr", "metadata", "context"])
-def test_frame_routes_answer_bad_ids_with_4xx(api, suffix):
-    assert_error(api.get(f"/frames/abc/{suffix}"), 400, "frame_id")
-    assert_error(api.get(f"/frames/424242/{suffix}"), 404, "424242")
-    assert_error(api.get(f"/frames/99999999999999999999999/{suffix}"), 404)
-    assert_error(api.get(f"/frames/-1/{suffix}"), 404)
-
-
 def test_the_image_and_the_frame_pages_keep_working(api, browser, frame_make):
     frame_id = frame_make("a screen", at=T0)
     image = storage.image_abspath("frames/x.jpg")
