@@ -5,6 +5,7 @@ Either way the process is gone soon after, whatever its threads are doing (myrec
 request thread waiting on the event loop that stopped would otherwise hold Python's exit forever."""
 
 import atexit
+import re
 import signal
 import time
 
@@ -13,6 +14,7 @@ from daphne.http_protocol import WebRequest
 from daphne.server import Server  # first: it installs the asyncio reactor that twisted.internet.reactor is
 from django.conf import settings
 from twisted.internet import reactor
+from twisted.web import http as twisted_http
 
 from myrecall.shutdown import exit_deadline, exit_now
 
@@ -84,7 +86,21 @@ class WebCommandLine(CommandLineInterface):
     server_class = DrainingServer
 
 
+_twisted_request_line_parse = twisted_http._parseRequestLine
+
+
+def _request_line_parse(line: bytes) -> tuple[bytes, bytes, bytes]:
+    """Twisted (and daphne after it) answers an empty 400 to a request target with bytes past ASCII,
+    which curl sends as typed (screenpipe's skill: /search?q=会议 or an emoji); screenpipe takes them.
+    They are percent-encoded here, as a browser sends them, so the app reads the same UTF-8."""
+    parts = line.split(b" ")
+    if len(parts) == 3:
+        parts[1] = re.sub(rb"[\x80-\xff]", lambda byte: b"%%%02X" % byte[0][0], parts[1])
+    return _twisted_request_line_parse(b" ".join(parts))
+
+
 def main() -> None:
+    twisted_http._parseRequestLine = _request_line_parse
     outcome = {"code": 1}
     # Registered before the app's exit hooks, so it runs after them (stopping the agent) and ends the process there.
     atexit.register(lambda: exit_now(outcome["code"]))

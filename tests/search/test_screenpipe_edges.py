@@ -2,13 +2,19 @@
 a frame id no frame has (its text routes give empty text and lists, its image and metadata a 404
 that deep-link handlers read), ids that are not ids, and any Unicode query."""
 
+import http.client
+import json
+import socket
+import time
 from datetime import datetime
 from datetime import timezone as dt_timezone
 
 import pytest
+from django.contrib.auth import get_user_model
 
 from frames import storage
 from frames.models import Frame, OcrResult
+from tests.conftest import render_text_image
 
 pytestmark = pytest.mark.django_db
 
@@ -103,3 +109,108 @@ def test_the_strict_api_keeps_its_404s(api):
         resp = api.get(f"/api/v1/frames/{MISSING}{suffix}")
         body = assert_error_shape(resp, 404)
         assert set(body) == {"message", "extra"}
+
+
+# ---- any Unicode query is a query ----
+
+TEXT = "会议纪要 résumé naïve Ωmega שלום مرحبا ABC 東京 Straße ﬁle ①"
+# Symbols, emoji, marks, controls and scripts; none is a word of TEXT the keyword index holds.
+NO_MATCH = [
+    "😀", "👍🏽", "👨\u200d👩\u200d👧", "🇫🇷", "€", "§", "©", "→", "∑", "±", "°", "…", "—", "·", "•", "¶", "♥", "★",
+    "。", "、", "「」", "《》", "！", "？", "～", "・", "〜", "【", "】",
+    "\u0301", "\u0301\u0301\u0301", "\u200b", "\u200d", "\u200e", "\u202e", "\u2066", "\ufeff", "\ufffd",
+    "\ue000", "\U000f0000", "\U0010fffd", "\x00", "\x01", "\x7f",
+    "*", "\"", "'", "(", ")", "-", "^", ":", "+", "NEAR", "AND", "OR", "qz*", "\"unterminated", "(((",
+    "日本語", "한국어", "ไทย", "देवनागरी", "Ελληνικά", "Кириллица", "𝔘𝔫𝔦𝔠𝔬𝔡𝔢", "𠜎𠜱",
+    "😀" * 400, "∑" * 1000,
+]
+# Queries for words of TEXT however they are written: other scripts, letter case, accents as
+# combining marks, compatibility forms, and with symbols, punctuation or invisible marks around.
+MATCH = [
+    "会议", "résumé", "re\u0301sume\u0301", "RÉSUMÉ", "naïve", "ωmega", "שלום", "\u202eשלום", "مرحبا", "ＡＢＣ",
+    "\u200bABC", "東京", "Straße", "ﬁle", "file", "会议。", "「会议」", "😀 会议", "→ résumé ←",
+]
+BLANK = ["\u3000", "\t", "\u0085", "\u2028", "\u3000\u3000 \t"]  # spaces of other kinds: no q, so the range is browsed
+
+
+def found_as_expected(resp, frame_id: int, q: str) -> bool:
+    found = [item["content"]["frame_id"] for item in resp.json()["data"]]
+    return found == ([frame_id] if q in MATCH or q in BLANK else [])
+
+
+@pytest.fixture
+def unicode_frame(frame_make):
+    return frame_make(TEXT, at=T0)
+
+
+@pytest.mark.parametrize("q", NO_MATCH + MATCH + BLANK)
+def test_any_unicode_query_is_a_query_on_the_root_search(api, unicode_frame, q):
+    resp = api.get("/search", {"q": q}, HTTP_ACCEPT="*/*")
+    assert resp.status_code == 200, resp.content
+    assert found_as_expected(resp, unicode_frame, q), resp.json()
+
+
+@pytest.mark.parametrize("q", NO_MATCH + MATCH + BLANK)
+def test_the_strict_search_takes_them_too_or_says_why(api, unicode_frame, q):
+    resp = api.get("/api/v1/search", {"q": q, "start_time": T0 - 60, "mode": "keyword"})
+    if resp.status_code == 400:  # its own contract: q is at most 1000 characters
+        assert len(q) > 1000 and "q" in assert_error_shape(resp, 400)["message"]
+        return
+    assert resp.status_code == 200, resp.content
+    assert found_as_expected(resp, unicode_frame, q), resp.json()
+
+
+@pytest.mark.parametrize("raw", ["%FF", "%ED%A0%80", "%C0%80", "%F4%90%80%80", "%E2%80", "%00"])
+def test_bytes_that_are_not_utf8_are_a_query_with_no_results(api, unicode_frame, raw):
+    for path in ("/search?", f"/api/v1/search?start_time={T0 - 60}&mode=keyword&"):
+        resp = api.get(f"{path}q={raw}", HTTP_ACCEPT="*/*")
+        assert resp.status_code == 200, (path, resp.content)
+        assert resp.json()["data"] == []
+
+
+def test_the_search_page_takes_them_too(client, unicode_frame):
+    client.force_login(get_user_model().objects.create_superuser("admin", password="a long enough password"))
+    for q in ("😀", "\u0301", "\u202e", "会议", "∑" * 1000):
+        resp = client.get("/search", {"q": q, "start_time": T0 - 60}, HTTP_ACCEPT="text/html")
+        assert resp.status_code == 200 and resp["Content-Type"].startswith("text/html")
+
+
+def raw_get(server, target: str) -> tuple[int, bytes]:
+    """GET with the target's bytes as they are, as curl sends a URL typed with an emoji or 会议 in it."""
+    with socket.create_connection(("127.0.0.1", server.port), timeout=60) as sock:
+        sock.sendall(
+            b"GET " + target.encode() + b" HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: */*\r\n"
+            + f"Authorization: Bearer {server.token}\r\nConnection: close\r\n\r\n".encode()
+        )
+        resp = http.client.HTTPResponse(sock)
+        resp.begin()
+        return resp.status, resp.read()
+
+
+def test_a_live_server_takes_a_query_sent_as_raw_utf8(live_server_proc):
+    server = live_server_proc
+    image = render_text_image(["会议纪要 quillwort 东京", "résumé of the quillwort meeting"], size=(1280, 200))
+    posted = server.session.post(
+        server.url + "/api/v1/frames", files={"image": ("shot.png", image, "image/png")},
+        data={"timestamp": time.time() - 30, "app_name": "Notes", "window_name": "会议", "device_name": "unicode-edge"},
+        timeout=60,
+    )
+    assert posted.status_code == 201, posted.text
+    frame_id = posted.json()["frame_id"]
+    deadline = time.time() + 180
+    while server.session.get(f"{server.url}/api/v1/frames/{frame_id}/metadata", timeout=30).json()["ocr_status"] == "pending":
+        assert time.time() < deadline, "the worker did not OCR the frame in time"
+        time.sleep(0.5)
+
+    status, body = raw_get(server, "/search?q=会议纪要&content_type=ocr&start_time=1h ago".replace(" ", "%20"))
+    assert status == 200, body
+    assert frame_id in [item["content"]["frame_id"] for item in json.loads(body)["data"]]
+    for q in ("😀", "€", "。", "\u0301", "\u202eשלום"):
+        status, body = raw_get(server, f"/search?q={q}&start_time=1h%20ago")
+        assert status == 200, (q, body)
+    status, body = raw_get(server, f"/api/v1/search?q=会议纪要&mode=keyword&start_time={time.time() - 3600}")
+    assert status == 200, body
+    assert [item["content"]["frame_id"] for item in json.loads(body)["data"]] == [frame_id]
+    # Raw bytes in a path: the route answers, in the error shape.
+    status, body = raw_get(server, "/frames/é")
+    assert status == 400 and b"frame id" in body
