@@ -12,3 +12,9 @@ class ChatConfig(AppConfig):
         answer_mode_register(SUMMARY)
         frames_deleting.connect(citations_scrub_on_deleting, dispatch_uid="chat.citations_scrub")
         frames_deleting.connect(answers_erase_on_deleting, dispatch_uid="chat.answers_erase")
+
+        # The app's read tools, offered through the REST API, MCP and the agent's skill.
+        from chat.tools import RANGE_SUMMARY
+        from myrecall.tools import tool_register
+
+        tool_register(RANGE_SUMMARY)

@@ -1,16 +1,9 @@
-from functools import cache
-from zoneinfo import available_timezones
-
 from ninja import Schema
 from pydantic import Field, field_validator, model_validator
 
 from chat.modes import answer_mode_get, answer_modes, answer_modes_ready
 from myrecall.inputs import EPOCH_MAX, EPOCH_MIN, BodySchema, InputSchema
-
-
-@cache
-def timezone_names() -> frozenset[str]:
-    return frozenset(available_timezones())
+from myrecall.timezones import zone_names
 
 
 def _modes_schema(schema: dict) -> None:
@@ -40,7 +33,7 @@ class ChatIn(BodySchema):
         description="Epoch seconds, not included; default now. A range that ends where (or before) it starts holds no frames.",
     )
     timezone: str | None = Field(
-        None, json_schema_extra=lambda schema: schema["anyOf"][0].update(enum=sorted(timezone_names())),
+        None, json_schema_extra=lambda schema: schema["anyOf"][0].update(enum=sorted(zone_names())),
         description="IANA name the range was picked in; default the tz cookie, else UTC.",
     )
     mode: str = Field(
@@ -62,7 +55,7 @@ class ChatIn(BodySchema):
     @field_validator("timezone")
     @classmethod
     def _known_zone(cls, value: str | None) -> str | None:
-        if value is not None and value not in timezone_names():
+        if value is not None and value not in zone_names():
             raise ValueError(f"unknown timezone {value!r}; use an IANA name such as Europe/Berlin")
         return value
 

@@ -9,38 +9,23 @@ from frames.models import Frame, FrameDeletion
 from frames.schemas import (
     CaptureReportIn,
     CaptureReportOut,
-    ContextIn,
-    FrameContextOut,
     FrameCreatedOut,
     FrameIn,
     FrameMetadataOut,
-    FrameOcrOut,
     FramesDeletedOut,
     PrivacyRulesIn,
     PrivacyRulesSchema,
     RangeDeleteIn,
 )
+from frames.tools import ACTIVITY, FRAME_TEXT, FRAMES_AROUND, frame_url
 from myrecall.errors import ApplicationError
 from myrecall.inputs import StrictForm, StrictQuery
 from myrecall.schemas import responses
+from myrecall.tools import route_add
 
 router = Router(tags=["frames"])
 
 IMAGE_CACHE_SECONDS = 86400
-
-
-def frame_url(frame_id: int) -> str:
-    return f"/api/v1/frames/{frame_id}"
-
-
-def _brief(frame: Frame) -> dict:
-    return {
-        "frame_id": frame.id,
-        "timestamp": frame.timestamp,
-        "app_name": frame.app_name,
-        "window_name": frame.window_name,
-        "frame_url": frame_url(frame.id),
-    }
 
 
 _MESSAGES = {
@@ -86,30 +71,7 @@ def frame_image(request: HttpRequest, frame_id: int):
     return frame_image_response(selectors.frame_get(frame_id=frame_id))
 
 
-@router.get("/frames/{frame_id}/ocr", response=responses({200: FrameOcrOut}, 404))
-def frame_ocr(request: HttpRequest, frame_id: int):
-    """The text read from the frame, with line and word boxes in image pixels ([x, y, w, h])."""
-    frame = selectors.frame_get(frame_id=frame_id)
-    ocr = selectors.frame_ocr_get(frame=frame)
-    return {
-        "frame_id": frame.id,
-        "status": frame.ocr_status,
-        "error": frame.ocr_error,
-        "engine": ocr.engine if ocr else None,
-        "text": ocr.text if ocr else "",
-        "languages": [lang for lang in (ocr.languages if ocr else "").split(",") if lang],
-        "width": frame.width,
-        "height": frame.height,
-        "lines": [
-            {
-                "text": line["t"],
-                "box": line["b"],
-                "confidence": line.get("c", 1.0),
-                "words": [{"text": w[0], "box": w[1:5]} for w in line.get("w", [])],
-            }
-            for line in (ocr.lines if ocr else [])
-        ],
-    }
+route_add(router, FRAME_TEXT)
 
 
 @router.get("/frames/{frame_id}/metadata", response=responses({200: FrameMetadataOut}, 404))
@@ -134,12 +96,8 @@ def frame_metadata(request: HttpRequest, frame_id: int):
     }
 
 
-@router.get("/frames/{frame_id}/context", response=responses({200: FrameContextOut}, 404))
-def frame_context(request: HttpRequest, frame_id: int, params: StrictQuery[ContextIn]):
-    """The frames just before and after this one in time, nearest first (at most 50 each side)."""
-    frame = selectors.frame_get(frame_id=frame_id)
-    earlier, later = selectors.frame_context(frame=frame, before=params.before, after=params.after)
-    return {"frame": _brief(frame), "before": [_brief(f) for f in earlier], "after": [_brief(f) for f in later]}
+route_add(router, FRAMES_AROUND)
+route_add(router, ACTIVITY)
 
 
 def _utc(epoch: float) -> datetime:

@@ -17,3 +17,10 @@ class FramesConfig(AppConfig):
         task_abandoned_register(tasks.frame_ocr, tasks.frame_ocr_abandoned)
         worker_periodic_register(tasks.housekeeping_enqueue, every_s=lambda: settings.HOUSEKEEPING_CHECK_S)
         archive_files_register(archive_images)
+
+        # The app's read tools, offered through the REST API, MCP and the agent's skill.
+        from frames.tools import ACTIVITY, FRAME_IMAGE, FRAME_TEXT, FRAMES_AROUND
+        from myrecall.tools import tool_register
+
+        for tool in (FRAME_TEXT, FRAMES_AROUND, FRAME_IMAGE, ACTIVITY):
+            tool_register(tool)

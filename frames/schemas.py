@@ -111,9 +111,12 @@ class FrameOcrOut(Schema):
 class FrameBriefOut(Schema):
     frame_id: int
     timestamp: datetime
+    local_time: str = Field(description="ISO 8601 in the caller's timezone.")
     app_name: str
     window_name: str
-    frame_url: str
+    browser_url: str
+    frame_url: str = Field(description="The frame's image.")
+    viewer_url: str = Field(description="The frame's page in MyRecall's viewer.")
 
 
 class FrameContextOut(Schema):

@@ -1,5 +1,6 @@
 """Thumbnails: made once per frame on first request, kept beside the images."""
 
+import io
 import os
 import uuid
 from pathlib import Path
@@ -28,3 +29,23 @@ def thumbnail_get_or_create(*, frame: Frame) -> Path:
     thumb.save(tmp, format="WEBP", quality=70, method=4)
     os.replace(tmp, path)  # two requests racing both write whole files; the last one wins
     return path
+
+
+PREVIEW_MAX_BYTES = 600_000  # an image an assistant is shown: small enough for its context
+
+
+def frame_preview(*, frame: Frame, max_side: int, max_bytes: int = PREVIEW_MAX_BYTES) -> bytes:
+    """The frame's image as WebP with its longer side at most max_side pixels (never enlarged),
+    made smaller still until it fits in max_bytes."""
+    with Image.open(storage.image_abspath(frame.image_path)) as image:
+        image = image.convert("RGB")
+        side = min(max_side, max(image.size))
+        while True:
+            scale = side / max(image.size)
+            size = (max(1, round(image.width * scale)), max(1, round(image.height * scale)))
+            shown = image if size == image.size else image.resize(size, Image.Resampling.LANCZOS)
+            out = io.BytesIO()
+            shown.save(out, format="WEBP", quality=80, method=4)
+            if out.tell() <= max_bytes or side <= 320:
+                return out.getvalue()
+            side = int(side * 0.75)

@@ -1,14 +1,27 @@
 """The user's timezone: the browser names it (IANA, in the `tz` cookie or a `tz`
 parameter); the server filters by absolute time and renders local times in it."""
 
+import os
+import re
+import time as clock
 from datetime import date, datetime, time, timedelta
+from functools import cache
+from pathlib import Path
 from urllib.parse import unquote
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
 from django.http import HttpRequest
 
+from myrecall.errors import ApplicationError
+
 TZ_COOKIE = "tz"
 DEFAULT_TZ = "UTC"
+
+
+@cache
+def zone_names() -> frozenset[str]:
+    """Every IANA timezone name this machine knows."""
+    return frozenset(available_timezones())
 
 
 def timezone_parse(name: str | None) -> ZoneInfo | None:
@@ -49,3 +62,65 @@ def local_time(epoch_or_dt: float | datetime, zone: ZoneInfo) -> datetime:
     if isinstance(epoch_or_dt, datetime):
         return epoch_or_dt.astimezone(zone)
     return datetime.fromtimestamp(epoch_or_dt, tz=zone)
+
+
+@cache
+def machine_timezone() -> ZoneInfo:
+    """This machine's timezone (TZ, else /etc/localtime's zone name, else UTC): the user's, for
+    callers that name none (an assistant over MCP runs on the user's machine)."""
+    name = os.environ.get("TZ", "").lstrip(":")
+    if not name:
+        try:
+            name = str(Path("/etc/localtime").resolve()).split("/zoneinfo/", 1)[1]
+        except (OSError, IndexError):
+            name = ""
+        if not name and Path("/etc/timezone").is_file():
+            name = Path("/etc/timezone").read_text().strip()
+    return timezone_parse(name) or ZoneInfo(DEFAULT_TZ)
+
+
+_UNITS = {
+    **dict.fromkeys(("s", "sec", "secs", "second", "seconds"), 1),
+    **dict.fromkeys(("m", "min", "mins", "minute", "minutes"), 60),
+    **dict.fromkeys(("h", "hr", "hrs", "hour", "hours"), 3600),
+    **dict.fromkeys(("d", "day", "days"), 86400),
+    **dict.fromkeys(("w", "week", "weeks"), 7 * 86400),
+}
+_RELATIVE = re.compile(r"(\d+(?:\.\d+)?)\s*([a-z]+?)\s*(?:ago)?", re.IGNORECASE)
+_EPOCH = re.compile(r"\d{1,12}(?:\.\d+)?")
+EPOCH_LAST = 253402300799.0  # 9999-12-31T23:59:59Z
+
+
+def instant_parse(text: str, *, zone: ZoneInfo | None, name: str = "time") -> float:
+    """Epoch seconds from how people and assistants write a time: ISO 8601 (with an offset or Z;
+    without one it is local time in `zone`, refused when zone is None), epoch seconds, "now", or
+    "<n><unit> ago" (s, m, h, d, w; "ago" optional). Raises ApplicationError naming `name`."""
+    value = text.strip()
+    at = None
+    if value.lower() == "now":
+        at = clock.time()
+    elif _EPOCH.fullmatch(value):
+        at = float(value)
+    elif relative := _RELATIVE.fullmatch(value):
+        unit = _UNITS.get(relative[2].lower())
+        if unit is not None:
+            at = clock.time() - float(relative[1]) * unit
+    else:
+        try:
+            parsed = datetime.fromisoformat(value)
+        except ValueError:
+            parsed = None
+        if parsed is not None and parsed.tzinfo is None:
+            if zone is None:
+                raise ApplicationError(f"{name} has no timezone; add an offset or Z (2024-01-15T10:00:00Z).", extra={"field": name})
+            parsed = parsed.replace(tzinfo=zone)
+        at = parsed.timestamp() if parsed is not None else None
+    if at is None:
+        raise ApplicationError(
+            f"{name} is not a time: use ISO 8601 (2026-01-15T10:00:00+01:00, or local 2026-01-15T10:00), epoch seconds, "
+            "or a relative time (16h ago, 2d ago, now).",
+            extra={"field": name, "value": value[:100]},
+        )
+    if not 0 <= at <= EPOCH_LAST:
+        raise ApplicationError(f"{name} is before 1970 or after 9999.", extra={"field": name, "value": value[:100]})
+    return at

@@ -38,3 +38,9 @@ class SearchConfig(AppConfig):
         sidecar_register(
             Sidecar(name="vectors", command=vector_server_command, ready=vector_server_answering)
         )
+
+        # The app's read tools, offered through the REST API, MCP and the agent's skill.
+        from search.tools import SEARCH
+        from myrecall.tools import tool_register
+
+        tool_register(SEARCH)

@@ -10,11 +10,13 @@ class OcrContentOut(Schema):
     frame_id: int
     text: str
     timestamp: datetime
+    local_time: str = Field(description="ISO 8601 in the caller's timezone (the timezone parameter, else the browser's, else this machine's).")
     app_name: str
     window_name: str
     browser_url: str
     focused: bool | None
-    frame_url: str
+    frame_url: str = Field(description="The frame's image.")
+    viewer_url: str = Field(description="The frame's page in MyRecall's viewer: open it to check.")
     score: float | None
     matched: list[str]
 
