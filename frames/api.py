@@ -147,3 +147,37 @@ def capture_report(request: HttpRequest, report: CaptureReportIn):
     The server keeps the latest per device_name, replacing the one before; the timeline reads it
     to tell a quiet screen from a client that stopped. Not allowed for read-only tokens."""
     return services.capture_report_record(**report.dict())
+
+
+# The browser extension (extension/) ---------------------------------------------------------------
+
+from frames.schemas import BrowserTabIn, BrowserTabOut, BrowserTabStateIn, BrowserTabStateOut  # noqa: E402
+
+
+@router.post("/browser/tab", response=responses({200: BrowserTabOut}, 403), summary="A browser extension's report of the active tab")
+def browser_tab_report(request: HttpRequest, report: BrowserTabIn):
+    """The extension sends its browser's active tab (of the last focused window) when it changes and
+    every few seconds while it stays. Frames of that browser's windows are paired with it by time and
+    window title: their browser_url is filled (also frames stored before the report came), and frames
+    taken while an excluded page was active are deleted, every copy. A page the server's privacy rules
+    exclude is kept without its URL or title (state "excluded" in the answer). `browser` must name a
+    browser MyRecall knows (400 otherwise); not allowed for read-only tokens."""
+    result = services.browser_tab_report(**report.dict())
+    return {
+        "browser": result.browser,
+        "state": result.state,
+        "stale": result.span is None,
+        "paired": result.paired,
+        "removed": result.removed,
+        "released": result.released,
+    }
+
+
+@router.get("/browser/tab", response=responses({200: BrowserTabStateOut}), summary="Whether a browser window's active tab may be captured")
+def browser_tab_state(request: HttpRequest, params: StrictQuery[BrowserTabStateIn]):
+    """For a capture client, before it takes a screenshot of a browser window: whether that browser's
+    extension reports (in the last two minutes) and whether its active tab is a page the privacy rules
+    exclude, at `at` (now by default)."""
+    at = _utc(params.at) if params.at is not None else datetime.now(tz=dt_timezone.utc)
+    tab = selectors.browser_tab_at(app_name=params.app_name, window_name=params.window_name, at=at)
+    return {"browser": tab.browser, "extension_seen": tab.extension_seen, "excluded": tab.excluded}

@@ -144,3 +144,47 @@ class CaptureReport(models.Model):
 
     def __str__(self) -> str:
         return f"Capture report of {self.device_name} at {self.received_at:%Y-%m-%d %H:%M:%S}"
+
+
+class BrowserTab(models.Model):
+    """What a browser's extension said its active tab was (the active tab of its last focused window),
+    from `started_at` until its last report, `seen_at` (both on the extension's clock, which is the
+    capture client's: they run on the same desktop). A report that repeats the tab extends its span;
+    one that differs starts the next. Frames of that browser's windows are paired with the span in
+    effect at their time (frames.services.browser_tab_report). Spans are kept briefly (they hold URLs
+    and titles): BROWSER_TAB_KEEP_S in frames.selectors."""
+
+    class State(models.TextChoices):
+        PAGE = "page"  # a page the privacy rules allow: its URL and title
+        EXCLUDED = "excluded"  # a page the privacy rules exclude: no URL, no title
+        PRIVATE = "private"  # a private (incognito) window the user did not allow: no URL, no title
+
+    browser = models.CharField(max_length=32, help_text="The browser's key (myrecall.browsers), e.g. 'chromium', 'firefox'.")
+    browser_name = models.CharField(max_length=100, help_text="The browser as the extension named it, e.g. 'Chromium 140'.")
+    state = models.CharField(max_length=16, choices=State.choices)
+    url = models.CharField(max_length=4096, blank=True, default="")
+    title = models.CharField(max_length=1024, blank=True, default="")
+    started_at = models.DateTimeField()
+    seen_at = models.DateTimeField()
+    reports = models.PositiveIntegerField(default=1, help_text="Reports of this span: the first and its heartbeats.")
+    received_at = models.DateTimeField(help_text="When the server got the last report (its own clock).")
+
+    class Meta:
+        indexes = [models.Index(fields=["browser", "started_at"]), models.Index(fields=["seen_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.browser} {self.state} from {self.started_at:%H:%M:%S} to {self.seen_at:%H:%M:%S}"
+
+
+class BrowserFrameHold(models.Model):
+    """A frame of a browser window that came before the browser's extension reported its time: its
+    OCR (and so every index) waits until a report settles which tab it showed, at most
+    BROWSER_HOLD_MAX_S. `excluded`: a report found it showed an excluded page; it is being deleted."""
+
+    frame = models.OneToOneField(Frame, on_delete=models.CASCADE, primary_key=True, related_name="browser_hold")
+    app_class = models.CharField(max_length=512, help_text="The frame's app name in lower case: the browser's window class.")
+    timestamp = models.DateTimeField(help_text="The frame's time.")
+    excluded = models.BooleanField(default=False)
+
+    class Meta:
+        indexes = [models.Index(fields=["app_class", "timestamp"])]

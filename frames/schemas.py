@@ -1,12 +1,13 @@
 from datetime import datetime
-from typing import Annotated
+from typing import Annotated, Literal
 
 from ninja import Schema
-from pydantic import Field, field_validator
+from pydantic import ConfigDict, Field, field_validator, model_validator
 
 from frames.services import EARLIEST_TIMESTAMP, timestamp_latest, timestamp_parse
 from myrecall.errors import ApplicationError
 from myrecall.inputs import EPOCH_MAX, EPOCH_MIN, BodySchema, InputSchema, NullableTextBool, WHOLE_NUMBER
+from myrecall.browsers import browser_name_pattern
 from myrecall.privacy_rules import MAX_RULE_CHARS, MAX_RULES
 
 
@@ -179,3 +180,73 @@ class CaptureReportOut(Schema):
     paused: bool
     client: str
     stopped: str
+
+
+class BrowserTabIn(BodySchema):
+    """A browser extension's report of the active tab (of the browser's last focused window), sent
+    when it changes and every few seconds while it stays."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        strict=True,
+        json_schema_extra={
+            "oneOf": [
+                {"properties": {"state": {"const": "page"}, "url": {"minLength": 1}}, "required": ["url"]},
+                {"properties": {"state": {"enum": ["excluded", "private"]}, "url": {"maxLength": 0}, "title": {"maxLength": 0}}},
+            ]
+        },
+    )
+
+    browser: str = Field(
+        min_length=1, max_length=100, pattern=browser_name_pattern(),
+        description="The browser as it names itself, e.g. 'Chromium 140', 'Google Chrome', 'Firefox 143' (a browser MyRecall knows).",
+    )
+    state: Literal["page", "excluded", "private"] = Field(
+        description="page: a page the privacy rules allow, with its url and title; excluded: a page they exclude "
+        "(no url, no title); private: a private (incognito) window the user did not allow (no url, no title)."
+    )
+    url: str = Field("", max_length=4096, description="The page's address (state page only).")
+    title: str = Field("", max_length=1024, description="The tab's title, as the window title shows it (state page only).")
+    at: float = Field(
+        json_schema_extra=_timestamp_bounds,
+        description="When the tab was seen so, epoch seconds on the browser's clock (the capture client's: the same desktop).",
+    )
+    client: str = Field("", max_length=100, description="The reporting extension and its version, e.g. myrecall-extension/1.0.0.")
+
+    @field_validator("at")
+    @classmethod
+    def _sane_time(cls, value: float) -> float:
+        try:
+            timestamp_parse(value)
+        except ApplicationError as exc:  # its message names the mistake (milliseconds, before 2000)
+            raise ValueError(exc.message) from None
+        return value
+
+    @model_validator(mode="after")
+    def _url_only_for_a_page(self) -> "BrowserTabIn":
+        if self.state == "page" and not self.url:
+            raise ValueError("a page's report needs its url")
+        if self.state != "page" and (self.url or self.title):
+            raise ValueError(f"a report of state {self.state} carries no url and no title")
+        return self
+
+
+class BrowserTabOut(Schema):
+    browser: str = Field(description="The browser's key: which windows are its (chromium, chrome, firefox...).")
+    state: str = Field(description="What was kept: page, or excluded when the server's privacy rules exclude the page (its URL and title are not kept).")
+    stale: bool = Field(description="True when the report was older than the browser's latest one and was ignored.")
+    paired: int = Field(description="Frames of the browser's windows given the page's URL by this report.")
+    removed: int = Field(description="Frames deleted, every copy, because they showed an excluded page.")
+    released: int = Field(description="Frames that waited for this report and are now read (OCR).")
+
+
+class BrowserTabStateIn(InputSchema):
+    app_name: str = Field(max_length=512, description="The focused window's app (its X11 class, e.g. chromium, firefox).")
+    window_name: str = Field("", max_length=1024, description="The focused window's title.")
+    at: float | None = Field(None, ge=EPOCH_MIN, le=EPOCH_MAX, description="The moment asked about, epoch seconds on the caller's clock; now when omitted.")
+
+
+class BrowserTabStateOut(Schema):
+    browser: str | None = Field(description="The app's browser key; null when the app is not a browser MyRecall knows.")
+    extension_seen: bool = Field(description="The browser's extension reported in the last two minutes.")
+    excluded: bool = Field(description="The browser's active tab is a page the privacy rules exclude: take no screenshot of it.")

@@ -10,7 +10,8 @@ from django.conf import settings
 from django.db.models import Count, Max
 from django.utils import timezone
 
-from frames.models import CaptureReport, Frame, FrameDeletion, OcrResult, PrivacySettings
+from frames.models import BrowserTab, CaptureReport, Frame, FrameDeletion, OcrResult, PrivacySettings
+from myrecall.browsers import browser_of_app, report_keys_for_app, window_shows_tab
 from myrecall.errors import NotFound
 from myrecall.privacy_rules import PrivacyRules
 
@@ -211,3 +212,63 @@ def privacy_rules() -> PrivacyRules:
 def archive_images(snapshot) -> list[str]:
     """The image files a database snapshot's frames point to (an sqlite3 connection; see myrecall.archive)."""
     return [row[0] for row in snapshot.execute(f"SELECT image_path FROM {Frame._meta.db_table}")]
+
+
+# Browser tabs (the extension's reports) -----------------------------------------------------------
+
+# A tab's span stays in effect this long after its last report: the extension reports every 5 s
+# while its background runs, and a suspended one is woken every 30 s.
+BROWSER_TAB_GAP_S = 40.0
+# An excluded page counts from this long before the extension reported it (the page may be drawn
+# as its address changes); a frame taken just before is refused rather than kept.
+BROWSER_EXCLUDED_LEAD_S = 1.0
+# The extension of a browser counts as running while it reported within this time: only then do
+# that browser's frames wait for its report (BrowserFrameHold).
+BROWSER_EXTENSION_ACTIVE_S = 120.0
+# Spans older than this are deleted: they hold URLs and titles, and pairing needs only the recent past.
+BROWSER_TAB_KEEP_S = 900.0
+
+
+@dataclass(frozen=True)
+class TabAt:
+    """What the browser extensions said about the window of an app at a time."""
+
+    browser: str | None  # the app's browser key, None when the app is not a known browser
+    extension_seen: bool  # an extension of that browser reported within BROWSER_EXTENSION_ACTIVE_S
+    settled: bool  # an extension of that browser reported at or after that time
+    excluded: bool  # the active tab was an excluded page
+    browser_url: str  # the active tab's URL, when the window title shows that tab; else ""
+
+
+def browser_tab_at(*, app_name: str, window_name: str, at: datetime) -> TabAt:
+    """Which tab a window of this app showed at `at`, by the extensions' reports: the span of the
+    app's browser in effect then (the latest started by then, reported within BROWSER_TAB_GAP_S),
+    paired when the window title shows its tab's title. An excluded page that began within
+    BROWSER_EXCLUDED_LEAD_S after `at` counts too."""
+    browser = browser_of_app(app_name)
+    keys = report_keys_for_app(app_name)
+    if browser is None:
+        return TabAt(browser=None, extension_seen=False, settled=False, excluded=False, browser_url="")
+    spans = BrowserTab.objects.filter(browser__in=keys)
+    last_seen = spans.aggregate(last=Max("seen_at"))["last"]
+    seen = last_seen is not None and last_seen >= at - timedelta(seconds=BROWSER_EXTENSION_ACTIVE_S)
+    settled = last_seen is not None and last_seen >= at
+    nearby = list(
+        spans.filter(
+            started_at__lte=at + timedelta(seconds=BROWSER_EXCLUDED_LEAD_S),
+            seen_at__gte=at - timedelta(seconds=BROWSER_TAB_GAP_S),
+        ).order_by("-started_at", "-id")[:8]
+    )
+    in_effect = next((span for span in nearby if span.started_at <= at), None)
+    excluded = any(span.state == BrowserTab.State.EXCLUDED for span in nearby if span.started_at > at) or (
+        in_effect is not None and in_effect.state == BrowserTab.State.EXCLUDED
+    )
+    url = ""
+    if in_effect is not None and in_effect.state == BrowserTab.State.PAGE and window_shows_tab(window_name, in_effect.title):
+        url = in_effect.url
+    return TabAt(browser=browser.key, extension_seen=seen, settled=settled, excluded=excluded, browser_url=url)
+
+
+def browser_tab_latest(*, browser: str) -> BrowserTab | None:
+    """The browser's latest span."""
+    return BrowserTab.objects.filter(browser=browser).order_by("-started_at", "-id").first()

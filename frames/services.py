@@ -1,4 +1,5 @@
-"""Writes for frames: ingest, OCR, deletion, and the capture clients' reports."""
+"""Writes for frames: ingest, OCR, deletion, the capture clients' reports, and the browser
+extension's reports of the active tab, paired with the frames of that browser's windows."""
 
 import dataclasses
 import logging
@@ -12,23 +13,36 @@ from datetime import timezone as dt_timezone
 import numpy as np
 from django.conf import settings
 from django.db import IntegrityError, connection, transaction
+from django.db.models.functions import Lower
 from django.utils import timezone
 from PIL import Image
 
 from frames import ocr, storage
 from frames.live import frame_created_publish
 from frames.imaging import hash_distance, image_decode, image_encode, image_hash
-from frames.models import CaptureReport, Frame, FrameDeletion, OcrResult, OcrStatus, PrivacySettings
-from frames.selectors import deletions_stalled, privacy_rules, retention_cutoff
-from frames.signals import frame_text_ready, frames_deleted, frames_deleting, frames_erasing
+from frames.models import BrowserFrameHold, BrowserTab, CaptureReport, Frame, FrameDeletion, OcrResult, OcrStatus, PrivacySettings
+from frames.selectors import (
+    BROWSER_EXCLUDED_LEAD_S,
+    BROWSER_TAB_GAP_S,
+    BROWSER_TAB_KEEP_S,
+    browser_tab_at,
+    browser_tab_latest,
+    deletions_stalled,
+    privacy_rules,
+    retention_cutoff,
+)
+from frames.signals import frame_text_ready, frames_context_changed, frames_deleted, frames_deleting, frames_erasing
 from frames.text import text_languages
 from myrecall import priorities
+from myrecall.browsers import app_classes_for_report, browser_of_name, report_keys_for_app
 from myrecall.errors import ApplicationError
 from myrecall.privacy_rules import KINDS, PrivacyRules, exclusion_find, rules_clean, secrets_redact
 
 logger = logging.getLogger(__name__)
 
 EARLIEST_TIMESTAMP = 946684800.0  # 2000-01-01: anything older is a client bug
+# A browser frame held for its extension's report is read after this long if no report came.
+BROWSER_HOLD_MAX_S = 12.0
 # A frame taken at most this long before it arrives is live (a capture client sending what it just
 # took); an older one is a resend from a client's spool and is read with the backlog.
 LIVE_MAX_AGE_S = 60.0
@@ -93,6 +107,11 @@ def frame_ingest(
     previous frame is not stored. The image file and the row land together or not at all.
     A live frame's OCR goes ahead of the backlog; an imported one (a folder import or the
     watched folder) or one taken over LIVE_MAX_AGE_S ago (a resend) waits its turn in it.
+
+    A frame of a browser window whose browser's extension reports its tab is paired with the tab
+    then active (browser_url filled when the window title shows it; refused, 422, when it was an
+    excluded page); one that comes before the report of its time is held (BrowserFrameHold): its
+    OCR waits until a report settles it (browser_tab_report), at most BROWSER_HOLD_MAX_S.
     """
     ts = timestamp_parse(timestamp)
     live = not imported and time.time() - timestamp <= LIVE_MAX_AGE_S
@@ -131,6 +150,16 @@ def frame_ingest(
     final = storage.image_abspath(relpath)
     try:
         with transaction.atomic():
+            # In the write transaction, so that a report of the same moment is seen whole or not at all.
+            tab = browser_tab_at(app_name=app_name, window_name=window_name, at=ts)
+            if tab.excluded:
+                raise ApplicationError(
+                    "Not stored: the browser's active tab was a page your privacy rules exclude.",
+                    extra={"excluded_by": "browser_tab", "pattern": ""},
+                    status_code=422,
+                )
+            browser_url = browser_url or tab.browser_url
+            held = tab.extension_seen and not tab.settled
             frame = Frame.objects.create(
                 timestamp=ts,
                 device_name=device_name,
@@ -146,7 +175,13 @@ def frame_ingest(
                 phash=phash,
             )
             storage.image_place(tmp, relpath)
-            if live:
+            if held:
+                BrowserFrameHold.objects.create(frame=frame, app_class=frame.app_name.casefold(), timestamp=ts)
+                # Read once a report settles it; this is the fallback when none comes.
+                transaction.on_commit(
+                    lambda: frame_ocr_enqueue(frame_id=frame.id, delay_s=BROWSER_HOLD_MAX_S, priority=priorities.OCR_LIVE)
+                )
+            elif live:
                 transaction.on_commit(lambda: frame_ocr_enqueue_live(frame=frame))
             else:
                 transaction.on_commit(lambda: frame_ocr_enqueue(frame_id=frame.id))
@@ -272,6 +307,8 @@ def frame_ocr_run(*, frame_id: int) -> str:
     frame = Frame.objects.filter(id=frame_id).first()
     if frame is None or frame.ocr_status == OcrStatus.DONE:
         return frame.ocr_status if frame else "missing"
+    if BrowserFrameHold.objects.filter(frame_id=frame_id).exists() and not _hold_settle_alone(frame):
+        return "excluded"
     started = time.perf_counter()
     try:
         lines, area, carried_from = _ocr_read(frame)
@@ -282,6 +319,12 @@ def frame_ocr_run(*, frame_id: int) -> str:
         lines = [_line_redact(line) for line in lines]
     text = "\n".join(line.text for line in lines)
     with transaction.atomic():
+        # Deleted meanwhile (its browser tab was an excluded page, or a range delete), or paired with
+        # its tab's URL: the indexes get what the row says now.
+        current = Frame.objects.filter(id=frame.id).values_list("browser_url", flat=True).first()
+        if current is None or BrowserFrameHold.objects.filter(frame_id=frame.id, excluded=True).exists():
+            return "missing"
+        frame.browser_url = current
         OcrResult.objects.update_or_create(
             frame=frame,
             defaults={
@@ -458,7 +501,19 @@ def _deletion_failed(job_id: int, exc: Exception, what: str) -> None:
 def deletion_erase(job: FrameDeletion) -> None:
     """Erase what a deletion's rows, all gone, leave behind in later apps' stores (through
     frames_erasing); the database zeroes what it frees itself (secure_delete, see settings)."""
+    _browser_tabs_forget(job)
     frames_erasing.send(sender=Frame, start=job.start_time, end=job.end_time, removed=job.removed)
+
+
+def _browser_tabs_forget(job: FrameDeletion) -> None:
+    """The extension's reports of the deleted range go with its frames (they hold URLs and titles):
+    every browser's, or the deleted app's when it is a browser."""
+    spans = BrowserTab.objects.filter(started_at__lt=job.end_time)
+    if job.start_time is not None:
+        spans = spans.filter(seen_at__gte=job.start_time)
+    if job.app_name:
+        spans = spans.filter(browser__in=report_keys_for_app(job.app_name))
+    spans.delete()
 
 
 def _deletion_finish(job_id: int) -> None:
@@ -579,3 +634,136 @@ def capture_report_record(
         },
     )
     return report
+
+
+# Browser tabs ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TabReportResult:
+    browser: str  # the browser's key
+    span: BrowserTab | None  # None: the report was older than the browser's latest (ignored)
+    state: str
+    paired: int  # frames given this report's URL
+    removed: int  # frames deleted: they showed an excluded page
+    released: int  # held frames whose OCR may go on
+
+
+def browser_tab_report(*, browser: str, state: str, at: float, url: str = "", title: str = "", client: str = "") -> TabReportResult:
+    """Record what a browser extension says its active tab is at `at` (epoch seconds, its clock), and
+    settle the frames of that browser's windows up to then: each is paired with the tab in effect at
+    its time (browser_url filled when its window title shows the tab), deleted with every copy when
+    that tab was an excluded page, and released to OCR when it was held for this report.
+
+    The server's privacy rules are applied again: a page whose URL or title they exclude is kept as
+    an excluded page, without its URL or title. A report older than the browser's latest one is
+    ignored (reports arrive in order; this one was overtaken)."""
+    found = browser_of_name(browser)
+    if found is None:
+        raise ApplicationError(
+            f"MyRecall does not know the browser “{browser}”, so it cannot tell which windows are its.",
+            extra={"field": "browser"},
+            status_code=422,
+        )
+    moment = timestamp_parse(at)
+    if state == BrowserTab.State.PAGE and exclusion_find(privacy_rules(), window_name=title, browser_url=url):
+        state = BrowserTab.State.EXCLUDED
+    if state != BrowserTab.State.PAGE:
+        url = title = ""
+    removed: list[tuple[int, datetime, str]] = []
+    with transaction.atomic():
+        latest = browser_tab_latest(browser=found.key)
+        if latest is not None and moment < latest.seen_at:
+            return TabReportResult(browser=found.key, span=None, state=state, paired=0, removed=0, released=0)
+        now = timezone.now()
+        same = (
+            latest is not None
+            and (latest.state, latest.url, latest.title) == (state, url, title)
+            and (moment - latest.seen_at).total_seconds() <= BROWSER_TAB_GAP_S
+        )
+        if same:
+            latest.seen_at, latest.received_at, latest.reports = moment, now, latest.reports + 1
+            latest.save(update_fields=["seen_at", "received_at", "reports"])
+            span = latest
+        else:
+            span = BrowserTab.objects.create(
+                browser=found.key, browser_name=browser[:100], state=state, url=url, title=title,
+                started_at=moment, seen_at=moment, received_at=now,
+            )
+        since = min(latest.seen_at, moment) if latest is not None else moment
+        paired, released = _frames_settle(key=found.key, since=since, until=moment, removed=removed)
+        BrowserTab.objects.filter(seen_at__lt=moment - timedelta(seconds=BROWSER_TAB_KEEP_S)).delete()
+    for frame_id, moment_of, app_name in removed:
+        _frame_excluded_delete(frame_id=frame_id, at=moment_of, app_name=app_name)
+    return TabReportResult(browser=found.key, span=span, state=state, paired=paired, removed=len(removed), released=len(released))
+
+
+def _frames_settle(*, key: str, since: datetime, until: datetime, removed: list) -> tuple[int, list[int]]:
+    """Pair the frames of the browser's windows that this report settles (held ones up to `until`,
+    and those taken since the previous report, which came before it): returns how many got a URL and
+    the held frames released. Frames that showed an excluded page are added to `removed` (and their
+    holds marked), to be deleted once this commits. Runs in the report's transaction."""
+    classes = app_classes_for_report(key)
+    holds = dict(
+        BrowserFrameHold.objects.filter(app_class__in=classes, timestamp__lte=until, excluded=False).values_list("frame_id", "timestamp")
+    )
+    lead = timedelta(seconds=BROWSER_EXCLUDED_LEAD_S)
+    recent = (
+        Frame.objects.annotate(app_class=Lower("app_name"))
+        .filter(app_class__in=classes, timestamp__gt=since - lead - timedelta(seconds=1), timestamp__lte=until + lead)
+        .values_list("id", flat=True)
+    )
+    frames = Frame.objects.filter(id__in=set(holds) | set(recent)).values_list("id", "timestamp", "app_name", "window_name", "browser_url")
+    fill: dict[str, list[int]] = {}
+    excluded: list[int] = []
+    for frame_id, moment, app_name, window_name, browser_url in frames:
+        tab = browser_tab_at(app_name=app_name, window_name=window_name, at=moment)
+        if tab.excluded:
+            excluded.append(frame_id)
+            removed.append((frame_id, moment, app_name))
+        elif tab.browser_url and not browser_url:
+            fill.setdefault(tab.browser_url, []).append(frame_id)
+    for url, ids in fill.items():
+        Frame.objects.filter(id__in=ids, browser_url="").update(browser_url=url)
+    filled = [frame_id for ids in fill.values() for frame_id in ids]
+    if filled:
+        frames_context_changed.send(sender=Frame, frame_ids=filled)
+    BrowserFrameHold.objects.filter(frame_id__in=excluded).update(excluded=True)
+    released = [frame_id for frame_id in holds if frame_id not in excluded]
+    BrowserFrameHold.objects.filter(frame_id__in=released).delete()
+    if released:
+        transaction.on_commit(lambda: _frames_ocr_release(released))
+    return len(filled), released
+
+
+def _frames_ocr_release(frame_ids: list[int]) -> None:
+    """Held frames settled by a report: read now, ahead of the backlog, in time order."""
+    for frame in Frame.objects.filter(id__in=frame_ids, ocr_status=OcrStatus.PENDING).order_by("timestamp", "id"):
+        frame_ocr_enqueue_live(frame=frame)
+
+
+def _frame_excluded_delete(*, frame_id: int, at: datetime, app_name: str) -> None:
+    """Delete every copy of a frame that showed an excluded page (the deletion's own machinery: its
+    rows, files, index entries, and what the deletion erases), as a deletion of its instant and app."""
+    frames_delete(start=at, end=at + timedelta(microseconds=1), app_name=app_name, reason="excluded tab")
+
+
+def _hold_settle_alone(frame: Frame) -> bool:
+    """A held frame whose OCR is due with no report to settle it (the extension stopped reporting):
+    pair it with what is known. False when it showed an excluded page (it is deleted, not read)."""
+    with transaction.atomic():
+        hold = BrowserFrameHold.objects.filter(frame_id=frame.id).first()
+        if hold is None:
+            return True
+        if not hold.excluded:
+            tab = browser_tab_at(app_name=frame.app_name, window_name=frame.window_name, at=frame.timestamp)
+            if not tab.excluded:
+                if tab.browser_url and not frame.browser_url:
+                    Frame.objects.filter(id=frame.id).update(browser_url=tab.browser_url)
+                    frame.browser_url = tab.browser_url
+                hold.delete()
+                return True
+            hold.excluded = True
+            hold.save(update_fields=["excluded"])
+    _frame_excluded_delete(frame_id=frame.id, at=frame.timestamp, app_name=frame.app_name)
+    return False

@@ -21,3 +21,8 @@ frames_deleted = Signal()
 # (the deletion's counts by kind, as the receivers of frames_deleting reported them). Sent again
 # when an interrupted deletion is finished.
 frames_erasing = Signal()
+
+# What a stored frame says about its context changed (its browser_url was filled from the browser
+# extension's report of its tab): sent inside the transaction that changed the rows, so that a later
+# app rewrites what it keeps of them (the keyword index holds the URL). kwargs: frame_ids (list of int).
+frames_context_changed = Signal()

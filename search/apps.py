@@ -5,7 +5,7 @@ class SearchConfig(AppConfig):
     name = "search"
 
     def ready(self):
-        from frames.signals import frame_text_ready, frames_deleted, frames_deleting, frames_erasing
+        from frames.signals import frame_text_ready, frames_context_changed, frames_deleted, frames_deleting, frames_erasing
         from myrecall.worker_hooks import task_abandoned_register, web_startup_register, worker_startup_register
         from search import checks, tasks  # noqa: F401 (checks registers itself)
         from search.embeddings import embedder_load_async
@@ -16,6 +16,7 @@ class SearchConfig(AppConfig):
         from myrecall.archive import memory_restored
         from search.services import (
             frame_index_on_text_ready,
+            frames_reindex_on_context_changed,
             frames_unindex_on_deleting,
             frames_vectors_on_deleted,
             keyword_index_erase_on_erasing,
@@ -23,6 +24,7 @@ class SearchConfig(AppConfig):
         )
 
         frame_text_ready.connect(frame_index_on_text_ready, dispatch_uid="search.frame_index")
+        frames_context_changed.connect(frames_reindex_on_context_changed, dispatch_uid="search.frames_reindex")
         frames_deleting.connect(frames_unindex_on_deleting, dispatch_uid="search.frames_unindex")
         frames_deleted.connect(frames_vectors_on_deleted, dispatch_uid="search.frames_vectors_remove")
         frames_erasing.connect(keyword_index_erase_on_erasing, dispatch_uid="search.keyword_index_erase")

@@ -67,6 +67,14 @@ def frame_index_on_text_ready(sender, *, frame: Frame, **kwargs) -> None:
     frame_vectors_queue(frame=frame)
 
 
+def frames_reindex_on_context_changed(sender, *, frame_ids: list[int], **kwargs) -> None:
+    """frames_context_changed: rewrite the keyword index rows of those frames already indexed (their
+    OCR is over; the others are indexed with the new context when it is). The vector index keeps no
+    URL, so it owes nothing."""
+    for frame in Frame.objects.filter(id__in=frame_ids, ocr_status__in=[OcrStatus.DONE, OcrStatus.FAILED]):
+        frame_index(frame=frame)
+
+
 def vectors_owed_on_restore(sender, **kwargs) -> None:
     """memory_restored: an imported memory comes without its vector index; every frame is owed
     to it again (the worker embeds them in the background, keyword search answers meanwhile)."""
