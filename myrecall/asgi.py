@@ -9,6 +9,7 @@ from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
+from agent_bridge.mcp_server import http_route  # noqa: E402
 from agent_bridge.routing import websocket_urlpatterns as agent_websockets  # noqa: E402
 from frames.routing import websocket_urlpatterns as frames_websockets  # noqa: E402
 from myrecall.worker_hooks import web_startup_hooks  # noqa: E402
@@ -21,7 +22,7 @@ websocket_urlpatterns = [*frames_websockets, *agent_websockets]
 
 application = ProtocolTypeRouter(
     {
-        "http": django_asgi_app,
+        "http": http_route(django_asgi_app),  # /mcp: the MCP server; the rest: Django
         "websocket": AllowedHostsOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
     }
 )

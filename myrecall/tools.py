@@ -102,6 +102,7 @@ class Tool:
     path_ids: tuple[PathId, ...] = ()
     errors: tuple[int, ...] = ()  # REST answers beyond 400 and 401 (404 for an unknown frame)
     example: dict[str, str] = field(default_factory=dict)  # the skill's curl example: parameter -> shell word
+    as_text: Callable[[dict], str] | None = None  # how an assistant reads the answer (else as JSON)
 
     def summary_line(self) -> str:
         return self.description.split("\n\n")[0].replace("\n", " ")

@@ -9,6 +9,7 @@ from frames.schemas import CaptureReportOut
 class OcrContentOut(Schema):
     frame_id: int
     text: str
+    excerpt: str = Field(description="Up to 300 characters of the text around its first match (the start when browsing).")
     timestamp: datetime
     local_time: str = Field(description="ISO 8601 in the caller's timezone (the timezone parameter, else the browser's, else this machine's).")
     app_name: str

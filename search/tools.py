@@ -14,6 +14,7 @@ from myrecall.tools import INSTANT, Context, TimezoneName, Tool
 from search import selectors
 from search.filters import filters_parse
 from search.schemas import SearchOut
+from search.snippets import snippet_text
 
 AUDIO_CONTENT_TYPES = {"audio", "input", "accessibility", "ui", "audio+ocr", "ocr+audio"}
 
@@ -69,6 +70,7 @@ def search(params: SearchParams, context: Context) -> dict:
                 "content": {
                     "frame_id": hit.frame_id,
                     "text": hit.text,
+                    "excerpt": snippet_text(text=hit.text, q=params.q),
                     "timestamp": hit.timestamp,
                     "local_time": local_time(hit.timestamp, context.zone).isoformat(timespec="seconds"),
                     "app_name": hit.app_name,
@@ -89,6 +91,19 @@ def search(params: SearchParams, context: Context) -> dict:
     }
 
 
+def search_as_text(answer: dict) -> str:
+    """For an assistant: one short block per result (its excerpt, not its whole text)."""
+    total = answer["pagination"]["total"]
+    lines = [f"{total} frame{'s' if total != 1 else ''} matched (mode {answer['mode']}); showing {len(answer['data'])} from offset {answer['pagination']['offset']}."]
+    if answer["degraded"]:
+        lines.append(f"Note: {answer['degraded']}")
+    for item in answer["data"]:
+        hit = item["content"]
+        where = " · ".join(part for part in (hit["app_name"], hit["window_name"], hit["browser_url"]) if part)
+        lines += ["", f"frame {hit['frame_id']} at {hit['local_time']} · {where}", f"  {hit['excerpt']}", f"  open: {hit['viewer_url']}"]
+    return "\n".join(lines)
+
+
 SEARCH = Tool(
     name="search",
     title="Search the screen history",
@@ -103,5 +118,6 @@ SEARCH = Tool(
     returns=SearchOut,
     run=search,
     path="/search",
+    as_text=search_as_text,
     example={"q": "grafana latency", "start_time": "$(date -d '-2 hours' +%s)", "end_time": "$(date +%s)", "limit": "10"},
 )

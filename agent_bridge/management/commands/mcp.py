@@ -1,0 +1,32 @@
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+
+from agent_bridge.mcp_server import stdio_run
+from myrecall.services import api_token_authenticate
+
+
+class Command(BaseCommand):
+    help = (
+        "Serve MyRecall to an MCP client (Claude Desktop, Cursor...) over stdin and stdout: the client starts this "
+        "command. The token file holds a MyRecall token (make one with token_create NAME --read-only)."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("--token-file", required=True, type=Path, help="A file holding the token (only the token).")
+        parser.add_argument(
+            "--url", default="http://127.0.0.1:8000",
+            help="Where MyRecall's web server answers, for the links to frames in answers (default http://127.0.0.1:8000).",
+        )
+
+    def handle(self, *args, token_file: Path, url: str, **options):
+        try:
+            raw = token_file.read_text(encoding="utf-8").strip()
+        except OSError as exc:
+            raise CommandError(f"Cannot read the token file {token_file}: {exc.strerror}.") from exc
+        if api_token_authenticate(raw=raw) is None:
+            raise CommandError(
+                f"The token in {token_file} is not a MyRecall token of this data dir: make one with "
+                "`.venv/bin/python manage.py token_create NAME --read-only` and put it in the file."
+            )
+        stdio_run(origin=url)
