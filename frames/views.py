@@ -16,6 +16,7 @@ from frames.schemas import PrivacyRulesIn
 from myrecall.auth import BearerToken
 from myrecall.errors import ApplicationError, NotFound, error_body
 from myrecall.inputs import errors_explained
+from myrecall.middleware import cross_origin_readable
 from myrecall.timezones import day_bounds, local_time, request_timezone
 
 
@@ -34,6 +35,7 @@ def frame_not_found_body(frame_id: int) -> dict:
     return {"error": "Frame not found", "frame_id": frame_id, **error_body(f"Frame {frame_id} does not exist.", {"frame_id": frame_id})}
 
 
+@cross_origin_readable
 @login_not_required  # answers 401 itself: API clients send a bearer token, not a session
 @require_GET
 def frame_image(request: HttpRequest, frame_id: str):

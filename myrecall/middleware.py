@@ -1,6 +1,7 @@
 from django.conf import settings
 from django.contrib.auth.middleware import LoginRequiredMiddleware
-from django.http import JsonResponse
+from django.contrib.auth.models import AnonymousUser
+from django.http import HttpResponse, JsonResponse
 from django.utils import timezone
 
 from myrecall.errors import error_body
@@ -42,6 +43,65 @@ class LoginRequired(LoginRequiredMiddleware):
         if request.path_info.startswith(API_PREFIX):
             return None
         return super().process_view(request, view_func, view_args, view_kwargs)
+
+
+def cross_origin_readable(view):
+    """Marks a view that pages of other origins may call with a bearer token (screenpipe's surface at
+    the root: its browser SDK, a pipe's page): CrossOrigin answers their preflight and lets them read it."""
+    view.cross_origin_readable = True
+    return view
+
+
+def from_another_origin(request) -> bool:
+    """Whether a browser sent the request for a page of another origin: by its Sec-Fetch-Site (which a page
+    cannot set; localhost:3000 -> localhost:8000 is "same-site"), or by an Origin not this server's."""
+    if request.headers.get("Sec-Fetch-Site", "same-origin") not in ("same-origin", "none"):
+        return True
+    origin = request.headers.get("Origin")
+    own = f"{'https' if request.is_secure() else 'http'}://{request.get_host()}"
+    return origin is not None and origin != own and origin not in settings.CSRF_TRUSTED_ORIGINS
+
+
+async def _anonymous():
+    return AnonymousUser()
+
+
+class CrossOrigin:
+    """Calls from pages of other origins. On every API route (/api/ and the views marked
+    cross_origin_readable) the login session does not count for them: a page elsewhere must not read
+    or change a logged-in user's memory through the browser's cookie, so it needs a bearer token.
+    The marked views also answer the CORS preflight and send Access-Control-Allow-Origin: *, never
+    Access-Control-Allow-Credentials, so browsers do not let such pages read them with the cookie either."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        response = self.get_response(request)
+        if getattr(request, "cross_origin_readable", False):
+            response["Access-Control-Allow-Origin"] = "*"
+        return response
+
+    def process_view(self, request, view_func, view_args, view_kwargs):
+        readable = getattr(view_func, "cross_origin_readable", False)
+        request.cross_origin_readable = readable
+        if readable and request.method == "OPTIONS" and "Access-Control-Request-Method" in request.headers:
+            return _preflight_answer()
+        if (readable or request.path_info.startswith(API_PREFIX)) and from_another_origin(request):
+            request.user = AnonymousUser()
+            request.auser = _anonymous
+        return None
+
+
+CORS_MAX_AGE_S = 7200  # the longest Chromium keeps a preflight's answer
+
+
+def _preflight_answer() -> HttpResponse:
+    response = HttpResponse(status=204)
+    response["Access-Control-Allow-Methods"] = "GET, OPTIONS"
+    response["Access-Control-Allow-Headers"] = "Authorization, Content-Type, Accept"
+    response["Access-Control-Max-Age"] = str(CORS_MAX_AGE_S)
+    return response
 
 
 class TimezoneMiddleware:

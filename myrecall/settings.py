@@ -112,6 +112,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "myrecall.middleware.CrossOrigin",
     "myrecall.middleware.LoginRequired",
     "myrecall.middleware.TimezoneMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",

@@ -31,6 +31,7 @@ from frames.views import FRAME_IDS, frame_not_found_body
 from myrecall.api import api as main_api
 from myrecall.auth import API_AUTH
 from myrecall.errors import ApplicationError, NotFound
+from myrecall.middleware import cross_origin_readable
 from myrecall.schemas import ErrorOut
 from search import selectors
 from search import views as search_views
@@ -466,10 +467,11 @@ api.add_router("/", router)
 for _exc_class, _handler in main_api._exception_handlers.items():  # the one error shape of /api/v1
     api.add_exception_handler(_exc_class, _handler)
 
-# Each route answers 401 in the error shape itself, so the login middleware lets it through.
+# Each route answers 401 in the error shape itself, so the login middleware lets it through; pages of
+# other origins may call them with a token (screenpipe's browser SDK), never with the login cookie.
 _patterns = [pattern for pattern in api.urls[0] if pattern.name != "api-root"]
 for _pattern in _patterns:
-    login_not_required(_pattern.callback)
+    cross_origin_readable(login_not_required(_pattern.callback))
 _api_search = next(pattern.callback for pattern in _patterns if str(pattern.pattern) == "search")
 # Every route but /search, whose URL the search page shares (myrecall/urls.py gives it to search_or_page).
 urls = [pattern for pattern in _patterns if str(pattern.pattern) != "search"]
@@ -489,6 +491,7 @@ def _wants_api(request: HttpRequest) -> bool:
     return accept is not None and "text/html" not in accept.lower()
 
 
+@cross_origin_readable
 @login_not_required  # each side authenticates: the API answers 401, the page sends strangers to log in
 @require_GET
 def search_or_page(request: HttpRequest):
