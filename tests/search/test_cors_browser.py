@@ -16,8 +16,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from tests.conftest import render_text_image
-from tests.pages.test_browser import chromium, tab_logged_in  # noqa: F401 (fixtures)
+from tests.pages.test_browser import chromium, frame_post, tab_logged_in  # noqa: F401 (fixtures)
 from tests.server import port_pick
 
 WORD = "periwinkle"  # on the frame this module posts, and on nothing else the shared server holds
@@ -51,14 +50,7 @@ def pipe_port():
 @pytest.fixture(scope="module")
 def frame_id(live_server_proc) -> int:
     server = live_server_proc
-    image = render_text_image([f"{WORD} garden notes", "the periwinkle border by the wall"], size=(1280, 200))
-    resp = server.session.post(
-        server.url + "/api/v1/frames", files={"image": ("shot.png", image, "image/png")},
-        data={"timestamp": time.time() - 60, "app_name": "Notes", "window_name": "garden", "device_name": "cors-test"},
-        timeout=60,
-    )
-    assert resp.status_code == 201, resp.text
-    frame_id = resp.json()["frame_id"]
+    frame_id = frame_post(server, [f"{WORD} garden notes", "the periwinkle border by the wall"], timestamp=time.time() - 60)
     deadline = time.time() + 180
     while time.time() < deadline:
         found = server.session.get(
@@ -123,7 +115,7 @@ def test_a_page_of_another_origin_reads_the_root_surface_with_a_token(tab, live_
     ocr = call(page, f"{server.url}/frames/{frame_id}/ocr", **bearer)
     assert ocr["status"] == 200 and WORD in ocr["body"]["text"].lower() and ocr["body"]["text_positions"]
     metadata = call(page, f"{server.url}/frames/{frame_id}/metadata", **bearer)
-    assert metadata["status"] == 200 and metadata["body"]["window_name"] == "garden"
+    assert metadata["status"] == 200 and metadata["body"]["app_name"] == "Notes"
     assert call(page, f"{server.url}/health", **bearer)["status"] == 200
     # The answers for a frame that does not exist, readable as screenpipe's clients read them.
     missing = call(page, f"{server.url}/frames/987654321/metadata", **bearer)

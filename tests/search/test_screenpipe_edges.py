@@ -14,7 +14,8 @@ from django.contrib.auth import get_user_model
 
 from frames import storage
 from frames.models import Frame, OcrResult
-from tests.conftest import render_text_image
+from tests.pages.test_browser import frame_post
+from tests.server import ocr_wait
 
 pytestmark = pytest.mark.django_db
 
@@ -189,18 +190,8 @@ def raw_get(server, target: str) -> tuple[int, bytes]:
 
 def test_a_live_server_takes_a_query_sent_as_raw_utf8(live_server_proc):
     server = live_server_proc
-    image = render_text_image(["会议纪要 quillwort 东京", "résumé of the quillwort meeting"], size=(1280, 200))
-    posted = server.session.post(
-        server.url + "/api/v1/frames", files={"image": ("shot.png", image, "image/png")},
-        data={"timestamp": time.time() - 30, "app_name": "Notes", "window_name": "会议", "device_name": "unicode-edge"},
-        timeout=60,
-    )
-    assert posted.status_code == 201, posted.text
-    frame_id = posted.json()["frame_id"]
-    deadline = time.time() + 180
-    while server.session.get(f"{server.url}/api/v1/frames/{frame_id}/metadata", timeout=30).json()["ocr_status"] == "pending":
-        assert time.time() < deadline, "the worker did not OCR the frame in time"
-        time.sleep(0.5)
+    frame_id = frame_post(server, ["会议纪要 quillwort 东京", "résumé of the quillwort meeting"], timestamp=time.time() - 30)
+    ocr_wait(server=server, frame_ids=[frame_id], timeout_s=180)
 
     status, body = raw_get(server, "/search?q=会议纪要&content_type=ocr&start_time=1h ago".replace(" ", "%20"))
     assert status == 200, body
