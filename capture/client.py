@@ -2,7 +2,12 @@
 screenshot of the monitor with the focused window's app and title goes into the spool (when a
 pixel changed since the last one); an uploader thread sends the spool to the server in capture
 order, reads the server's privacy rules every RULES_REFRESH_S, and sends the report of each
-report period (so the server knows the client runs while it sends no frame)."""
+report period (so the server knows the client runs while it sends no frame).
+
+A browser window with the focus: the page's address is not readable from X11, but MyRecall's
+browser extension tells the server which tab is active; before each screenshot of a browser whose
+extension reports, the client asks the server whether that tab is a page the privacy rules exclude
+(one small GET; a browser without the extension is asked about again every TAB_RECHECK_S)."""
 
 import json
 import logging
@@ -19,11 +24,13 @@ from capture.screen import Screen, ScreenError, shot_png
 from capture.server import Outcome, Server
 from capture.spool import Spool
 from capture.x11 import FocusReader, X11Error
+from myrecall.browsers import browser_of_app
 from myrecall.privacy_rules import PrivacyRules, exclusion_find
 
 logger = logging.getLogger("capture")
 
 RULES_REFRESH_S = 30.0
+TAB_RECHECK_S = 30.0  # a browser whose extension was not heard from is asked about again after this
 BACKOFF_MAX_S = 30.0
 LAST_REPORT_TIMEOUT_S = (2, 3)  # connect, read: an ending client waits little
 
@@ -67,6 +74,8 @@ class Client:
         self.state_dir.mkdir(parents=True, exist_ok=True)
         self.spool = Spool(self.state_dir / "spool", max_bytes=config.spool_bytes)
         self.server = Server(config.url, config.token)
+        self.tab_server = Server(config.url, config.token)  # the capture thread's own connection
+        self._tab_unseen_until: dict[str, float] = {}  # browser key -> when to ask again (monotonic)
         self.stopping = threading.Event()
         self.wake = threading.Event()  # a new frame in the spool
         self.fatal: Fatal | None = None
@@ -141,6 +150,23 @@ class Client:
         for rules in (self.config.local_rules, self.server_rules):
             if found := exclusion_find(rules, app_name=app_name, window_name=title):
                 return found.reason
+        return self.tab_excluded(app_name, title)
+
+    def tab_excluded(self, app_name: str, title: str) -> str | None:
+        """Why not to capture a browser window now: its active tab is a page the privacy rules
+        exclude, as the browser's extension told the server. None when it may be captured, when the
+        app is not a browser, or when the server cannot say (it then judges the frame itself)."""
+        browser = browser_of_app(app_name)
+        if browser is None or time.monotonic() < self._tab_unseen_until.get(browser.key, 0.0):
+            return None
+        state = self.tab_server.browser_tab_get(app_name=app_name, window_name=title, at=time.time())
+        if state is None:
+            return None
+        if not state.get("extension_seen"):
+            self._tab_unseen_until[browser.key] = time.monotonic() + TAB_RECHECK_S
+            return None
+        if state.get("excluded"):
+            return f"the active tab of {browser.names[0]} is a page the privacy rules exclude"
         return None
 
     # Capture ----------------------------------------------------------------------------------

@@ -1,5 +1,6 @@
 """The one module that talks to the MyRecall server (requests): posting a frame or a report,
-reading the privacy rules. Every answer is sorted into what the client does next."""
+reading the privacy rules, asking whether a browser window's active tab may be captured. Every
+answer is sorted into what the client does next."""
 
 import enum
 from dataclasses import dataclass
@@ -7,6 +8,7 @@ from dataclasses import dataclass
 import requests
 
 TIMEOUT_S = (5, 30)  # connect, read
+TAB_TIMEOUT_S = (0.5, 1.0)  # asked before a screenshot: a slow server must not hold capture up
 
 
 class Outcome(enum.Enum):
@@ -109,3 +111,22 @@ class Server:
         if response.status_code != 200 or "excluded_apps" not in body:
             return Answer(Outcome.NOT_MYRECALL, f"{response.url} answered {response.status_code} without privacy rules"), None
         return Answer(Outcome.STORED, "ok"), body
+
+    def browser_tab_get(self, *, app_name: str, window_name: str, at: float) -> dict | None:
+        """What the server knows of the browser window's active tab at `at` (GET /api/v1/browser/tab:
+        browser, extension_seen, excluded); None when it cannot say (not reachable, an older server)."""
+        try:
+            response = self.session.get(
+                f"{self.base_url}/api/v1/browser/tab",
+                params={"app_name": app_name, "window_name": window_name, "at": f"{at:.3f}"},
+                timeout=TAB_TIMEOUT_S,
+            )
+        except requests.RequestException:
+            return None
+        if response.status_code != 200:
+            return None
+        try:
+            body = response.json()
+        except ValueError:
+            return None
+        return body if isinstance(body, dict) and "excluded" in body else None
