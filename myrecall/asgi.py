@@ -12,6 +12,7 @@ from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E40
 from agent_bridge.mcp_server import http_route  # noqa: E402
 from agent_bridge.routing import websocket_urlpatterns as agent_websockets  # noqa: E402
 from frames.routing import websocket_urlpatterns as frames_websockets  # noqa: E402
+from myrecall.middleware import SameOriginWebsocket  # noqa: E402
 from myrecall.worker_hooks import web_startup_hooks  # noqa: E402
 
 for hook in web_startup_hooks:
@@ -23,6 +24,6 @@ websocket_urlpatterns = [*frames_websockets, *agent_websockets]
 application = ProtocolTypeRouter(
     {
         "http": http_route(django_asgi_app),  # /mcp: the MCP server; the rest: Django
-        "websocket": AllowedHostsOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
+        "websocket": SameOriginWebsocket(AllowedHostsOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns)))),
     }
 )

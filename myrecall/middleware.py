@@ -113,3 +113,24 @@ class TimezoneMiddleware:
     def __call__(self, request):
         with timezone.override(request_timezone(request)):
             return self.get_response(request)
+
+
+class SameOriginWebsocket:
+    """ASGI: a websocket opens only for a page of this very server. Channels' host check compares
+    the Origin's host name alone, so a page on another port of 127.0.0.1 (any local program's
+    page) could open the live feed and the agent's socket with the user's cookie; here the Origin
+    must be the scheme, host and port the browser connected to (its Host), or a trusted origin."""
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] == "websocket":
+            headers = {key.decode("latin-1").lower(): value.decode("latin-1") for key, value in scope.get("headers", [])}
+            origin, host = headers.get("origin"), headers.get("host", "")
+            secure = scope.get("scheme") in ("wss", "https")
+            own = f"{'https' if secure else 'http'}://{host}"
+            if origin is not None and origin != own and origin not in settings.CSRF_TRUSTED_ORIGINS:
+                await send({"type": "websocket.close", "code": 4403})
+                return
+        await self.app(scope, receive, send)

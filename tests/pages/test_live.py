@@ -176,3 +176,26 @@ def test_with_redis_the_storing_process_publishes_the_frame(settings, redis_url,
     frame_id, message = async_to_sync(scenario)()
     assert f'href="/frames/{frame_id}/view"' in message
     assert "22:05:00" in message and "Mail" in message
+
+
+def test_a_page_on_another_port_cannot_open_the_live_feed_with_the_cookie(db):
+    """Channels' host check alone let http://127.0.0.1:<another port> in: same host name."""
+    from django.contrib.auth.models import User
+    from django.test import Client
+
+    user = User.objects.create_user("ws-origin", password="pw")
+    client = Client()
+    client.force_login(user)
+    cookie = f"sessionid={client.cookies['sessionid'].value}"
+
+    async def scenario():
+        for origin, opens in (("http://127.0.0.1:8000", True), ("http://127.0.0.1:3000", False), ("http://localhost:8000", False), ("https://127.0.0.1:8000", False)):
+            ws = communicator(cookie=cookie, origin=origin)
+            connected, code = await ws.connect()
+            assert connected is opens, (origin, code)
+            if connected:
+                await ws.disconnect()
+            else:
+                assert code == 4403 or origin == "http://localhost:8000"
+
+    async_to_sync(scenario)()
