@@ -91,15 +91,16 @@ _EPOCH = re.compile(r"\d{1,12}(?:\.\d+)?")
 EPOCH_LAST = 253402300799.0  # 9999-12-31T23:59:59Z
 
 
-def instant_parse(text: str, *, zone: ZoneInfo | None, name: str = "time") -> float:
+def instant_parse(text: str, *, zone: ZoneInfo | None, name: str = "time", epoch: bool = True) -> float:
     """Epoch seconds from how people and assistants write a time: ISO 8601 (with an offset or Z;
     without one it is local time in `zone`, refused when zone is None), epoch seconds, "now", or
-    "<n><unit> ago" (s, m, h, d, w; "ago" optional). Raises ApplicationError naming `name`."""
+    "<n><unit> ago" (s, m, h, d, w; "ago" optional). Raises ApplicationError naming `name`.
+    With epoch=False a bare number is not a time (screenpipe's forms)."""
     value = text.strip()
     at = None
     if value.lower() == "now":
         at = clock.time()
-    elif _EPOCH.fullmatch(value):
+    elif epoch and _EPOCH.fullmatch(value):
         at = float(value)
     elif relative := _RELATIVE.fullmatch(value):
         unit = _UNITS.get(relative[2].lower())

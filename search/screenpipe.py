@@ -27,12 +27,14 @@ from ninja import NinjaAPI, Query, Router
 from frames import selectors as frame_selectors
 from frames import storage
 from frames.models import Frame
+from frames.tools import key_line
 from frames.views import FRAME_IDS, frame_not_found_body
 from myrecall.api import api as main_api
 from myrecall.auth import API_AUTH
 from myrecall.errors import ApplicationError, NotFound
 from myrecall.middleware import cross_origin_readable
 from myrecall.schemas import ErrorOut
+from myrecall.timezones import instant_parse
 from search import selectors
 from search import views as search_views
 from search.filters import filters_parse
@@ -68,14 +70,6 @@ router = Router(tags=["screenpipe"])
 
 # ---- reading screenpipe's parameters ----
 
-_UNITS = {
-    **dict.fromkeys(("s", "sec", "secs", "second", "seconds"), 1),
-    **dict.fromkeys(("m", "min", "mins", "minute", "minutes"), 60),
-    **dict.fromkeys(("h", "hr", "hrs", "hour", "hours"), 3600),
-    **dict.fromkeys(("d", "day", "days"), 86400),
-    **dict.fromkeys(("w", "week", "weeks"), 7 * 86400),
-}
-_RELATIVE = re.compile(r"(\d+(?:\.\d+)?)\s*([a-z]+?)\s*(?:ago)?", re.IGNORECASE)
 # "+02:00" sent unencoded in a query string arrives as " 02:00".
 _OFFSET_AS_SPACE = re.compile(r"(.*[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?) (\d{2}(?::?\d{2})?)")
 
@@ -86,32 +80,7 @@ def _instant(name: str, value: str | None) -> float | None:
     value = (value or "").strip()
     if not value:
         return None
-    at = None
-    if value.lower() == "now":
-        at = time.time()
-    elif relative := _RELATIVE.fullmatch(value):
-        unit = _UNITS.get(relative[2].lower())
-        if unit is not None:
-            at = time.time() - float(relative[1]) * unit
-    else:
-        try:
-            parsed = datetime.fromisoformat(_OFFSET_AS_SPACE.sub(r"\1+\2", value))
-        except ValueError:
-            parsed = None
-        if parsed is not None and parsed.tzinfo is None:
-            raise ApplicationError(
-                f"{name} has no timezone; add an offset or Z (2024-01-15T10:00:00Z).", extra={"field": name}
-            )
-        at = parsed.timestamp() if parsed is not None else None
-    if at is None:
-        raise ApplicationError(
-            f"{name} is not a time: use ISO 8601 with an offset or Z (2024-01-15T10:00:00Z) "
-            "or a relative time (16h ago, 2d ago, now).",
-            extra={"field": name, "value": value[:100]},
-        )
-    if at < 0:
-        raise ApplicationError(f"{name} is before 1970.", extra={"field": name, "value": value[:100]})
-    return at
+    return instant_parse(_OFFSET_AS_SPACE.sub(r"\1+\2", value), zone=None, name=name, epoch=False)
 
 
 def _flag(name: str, value: str | None) -> bool | None:
@@ -332,17 +301,6 @@ def frame_context(request: HttpRequest, frame_id: int):
     }
 
 
-def _key_line(text: str, q: str) -> str | None:
-    """The line that best stands for a screen: the longest of 30-300 characters (else the
-    longest, cut to 300); with q, only lines that contain it."""
-    lines = [line.strip() for line in text.splitlines()]
-    lines = [line for line in lines if (q.casefold() in line.casefold() if q else len(line) >= 15)]
-    if not lines:
-        return None
-    fitting = [line for line in lines if 30 <= len(line) <= 300]
-    return max(fitting or lines, key=len)[:300]
-
-
 @router.get("/activity-summary", response={200: ActivitySummaryOut, 400: ErrorOut, 401: ErrorOut})
 def activity_summary(
     request: HttpRequest, start_time: str | None = None, end_time: str | None = None, app_name: str = "", q: str = ""
@@ -366,7 +324,7 @@ def activity_summary(
     texts = frame_selectors.frames_texts(frame_ids=[usage.newest_frame_id for _, usage in latest])
     key_texts, seen = [], set()
     for (app, window), usage in latest:
-        line = _key_line(texts.get(usage.newest_frame_id, ""), q)
+        line = key_line(texts.get(usage.newest_frame_id, ""), q)
         if line is None or line.casefold() in seen:
             continue
         seen.add(line.casefold())
