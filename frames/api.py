@@ -7,6 +7,10 @@ from ninja import File, Router, UploadedFile
 from frames import selectors, services, storage
 from frames.models import Frame, FrameDeletion
 from frames.schemas import (
+    BrowserTabIn,
+    BrowserTabOut,
+    BrowserTabStateIn,
+    BrowserTabStateOut,
     CaptureReportIn,
     CaptureReportOut,
     FrameCreatedOut,
@@ -150,8 +154,6 @@ def capture_report(request: HttpRequest, report: CaptureReportIn):
 
 
 # The browser extension (extension/) ---------------------------------------------------------------
-
-from frames.schemas import BrowserTabIn, BrowserTabOut, BrowserTabStateIn, BrowserTabStateOut  # noqa: E402
 
 
 @router.post("/browser/tab", response=responses({200: BrowserTabOut}, 403), summary="A browser extension's report of the active tab")
