@@ -25,6 +25,7 @@ let settings = null; // {url, token, allowPrivate}
 let rules = null; // GET /api/v1/privacy
 let rulesAt = 0;
 let lastSent = null; // JSON of the last report's state, url, title
+let lastSentAt = 0; // when a report was last received (Date.now())
 let queue = Promise.resolve(); // reports go one at a time, in order
 let browserName = null;
 
@@ -134,6 +135,7 @@ async function reportNow(why) {
     status = { ok: response.ok, code: response.status, message: answer.message || "", state: answer.state || state.state };
     if (response.ok) {
       lastSent = key;
+      lastSentAt = Date.now();
       if (answer.state && answer.state !== state.state) rulesRefresh(true).catch(() => {}); // the server's rules differ from ours
     }
   } catch (error) {
@@ -163,7 +165,8 @@ api.storage.onChanged.addListener((changes, area) => {
   }
 });
 api.alarms.onAlarm.addListener((alarm) => {
-  if (alarm.name === WAKE_ALARM) report("heartbeat");
+  // Wakes a background the browser suspended; while the timer runs it has nothing to add.
+  if (alarm.name === WAKE_ALARM && Date.now() - lastSentAt >= HEARTBEAT_MS) report("heartbeat");
 });
 api.runtime.onMessage.addListener((message, sender, sendResponse) => {
   if (message && message.type === "myrecall-report-now") {

@@ -17,6 +17,14 @@ def _timestamp_bounds(schema: dict) -> None:
     schema["maximum"] = timestamp_latest()
 
 
+def _timestamp_checked(value: float) -> float:
+    try:
+        timestamp_parse(value)
+    except ApplicationError as exc:  # its message names the mistake (milliseconds, before 2000)
+        raise ValueError(exc.message) from None
+    return value
+
+
 class FrameIn(InputSchema):
     """The form fields of an upload (the image is its own field)."""
 
@@ -36,11 +44,7 @@ class FrameIn(InputSchema):
     @field_validator("timestamp")
     @classmethod
     def _sane_time(cls, value: float) -> float:
-        try:
-            timestamp_parse(value)
-        except ApplicationError as exc:  # its message names the mistake (milliseconds, before 2000)
-            raise ValueError(exc.message) from None
-        return value
+        return _timestamp_checked(value)
 
 
 class ContextIn(InputSchema):
@@ -216,11 +220,7 @@ class BrowserTabIn(BodySchema):
     @field_validator("at")
     @classmethod
     def _sane_time(cls, value: float) -> float:
-        try:
-            timestamp_parse(value)
-        except ApplicationError as exc:  # its message names the mistake (milliseconds, before 2000)
-            raise ValueError(exc.message) from None
-        return value
+        return _timestamp_checked(value)
 
     @model_validator(mode="after")
     def _url_only_for_a_page(self) -> "BrowserTabIn":

@@ -249,3 +249,14 @@ def test_a_report_of_an_unknown_browser_or_with_a_read_only_token_is_refused(api
     assert not BrowserTab.objects.exists()
     unknown = api.get("/api/v1/browser/tab", {"app_name": "Chromium", "tab": "1"})
     assert unknown.status_code == 400
+
+
+def test_a_private_window_the_user_did_not_allow_gives_its_frames_no_url(api):
+    now = time.time()
+    report(api, url="https://a.example.org/", title="Page A", at=now - 10)
+    report(api, state="private", at=now - 5)
+    report(api, state="private", at=now)
+    stored = frame(api, 1, at=now - 2, window="Page A - Chromium")  # the title a normal window had before
+    assert stored.status_code == 201 and url_of(stored.json()["frame_id"]) == ""
+    span = BrowserTab.objects.order_by("-started_at").first()
+    assert (span.state, span.url, span.title) == ("private", "", "")
