@@ -193,7 +193,7 @@ class McpHttp:
         scheme, _, raw = headers.get("authorization", "").partition(" ")
         token = await sync_to_async(api_token_authenticate, thread_sensitive=True)(raw=raw.strip()) if scheme.lower() == "bearer" and raw.strip() else None
         if token is None:
-            await self._refuse(send, 401, "Authentication required: send a MyRecall token as 'Authorization: Bearer <token>' (manage.py token_create NAME --read-only).")
+            await self._refuse(send, 401, "Authentication required: send a MyRecall token as 'Authorization: Bearer <token>' (make one with `.venv/bin/python manage.py token_create NAME --read-only`).")
             return
         await self._manager_running()
         host = headers.get("host", "")
