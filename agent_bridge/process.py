@@ -59,6 +59,8 @@ class PiSetup:
     system_prompt: str
     skills: tuple[Path, ...]
     env: dict[str, str]  # what the skills read: MYRECALL_URL, MYRECALL_TOKEN, MYRECALL_TIMEZONE
+    model_retries: int = 3  # Pi's own retries of a failed model call, with backoff from model_retry_delay_s
+    model_retry_delay_s: float = 2.0
 
 
 def pi_binary(configured: str, base_dir: Path) -> Path | None:
@@ -71,7 +73,8 @@ def pi_binary(configured: str, base_dir: Path) -> Path | None:
 
 
 def _config_write(setup: PiSetup) -> tuple[Path, Path]:
-    """Pi's config dir and working dir, written afresh: models.json and the appended prompt."""
+    """Pi's config dir and working dir, written afresh: models.json, settings.json (its retries of
+    a failed model call) and the appended prompt."""
     config = setup.home / "config"
     work = setup.home / "work"
     for path in (config, work):
@@ -88,6 +91,13 @@ def _config_write(setup: PiSetup) -> tuple[Path, Path]:
         }
     }
     (config / "models.json").write_text(json.dumps(models, indent=1))
+    retry = {
+        "enabled": setup.model_retries > 0,
+        "maxRetries": setup.model_retries,
+        "baseDelayMs": round(setup.model_retry_delay_s * 1000),
+        "provider": {"maxRetries": 0},  # Pi's retries only: its HTTP client's own would try each call three times more
+    }
+    (config / "settings.json").write_text(json.dumps({"retry": retry}, indent=1))
     (config / "system-prompt.md").write_text(setup.system_prompt)
     return config, work
 

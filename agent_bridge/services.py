@@ -122,6 +122,8 @@ def _setup() -> PiSetup:
         max_tokens=settings.LLM_MAX_TOKENS,
         system_prompt=agent_system_prompt(now=timezone.now(), zone=zone),
         skills=tuple(sorted(path.parent for path in (Path(settings.BASE_DIR) / "skills").glob("*/SKILL.md"))),
+        model_retries=settings.AGENT_MODEL_RETRIES,
+        model_retry_delay_s=settings.AGENT_MODEL_RETRY_DELAY_S,
         env={
             "MYRECALL_URL": _start["api_url"].rstrip("/"),
             "MYRECALL_TOKEN": agent_token_issue(),

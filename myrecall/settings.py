@@ -59,6 +59,8 @@ env = environ.Env(
     AGENT_TURN_START_TIMEOUT_S=(float, 15.0),
     AGENT_TURN_TIMEOUT_S=(float, 180.0),
     AGENT_MAX_RESTARTS=(int, 5),
+    AGENT_MODEL_RETRIES=(int, 3),
+    AGENT_MODEL_RETRY_DELAY_S=(float, 2.0),
     AGENT_API_URL=(str, ""),
 )
 if (BASE_DIR / ".env").exists():
@@ -284,6 +286,10 @@ AGENT_TURN_START_TIMEOUT_S = env("AGENT_TURN_START_TIMEOUT_S")
 AGENT_TURN_TIMEOUT_S = env("AGENT_TURN_TIMEOUT_S")
 # Restarts in a row after Pi exits (with backoff 1, 2, 4, 8, 16 s); any event from Pi resets the count.
 AGENT_MAX_RESTARTS = env("AGENT_MAX_RESTARTS")
+# When the model fails (an error answer, no connection), Pi tries again this many times, waiting
+# this long before the first retry and twice as long before each next one.
+AGENT_MODEL_RETRIES = env("AGENT_MODEL_RETRIES")
+AGENT_MODEL_RETRY_DELAY_S = env("AGENT_MODEL_RETRY_DELAY_S")
 # Where the agent's skills reach MyRecall's API; by default the address the question came in on.
 AGENT_API_URL = env("AGENT_API_URL")
 

@@ -19,6 +19,7 @@ from tests.live import sse_events as events
 
 AUTH = '-H "Authorization: Bearer $MYRECALL_TOKEN"'
 TURN_TIMEOUT_S = 25
+RETRY_DELAY_S = 0.3  # AGENT_MODEL_RETRY_DELAY_S: Pi waits 0.3, 0.6, 1.2 s before its three retries
 
 
 @pytest.fixture(scope="module")
@@ -35,6 +36,7 @@ def server(tmp_path_factory, model):
         "LLM_MODEL": "fake-agent",
         "LLM_API_KEY": "test-key",
         "AGENT_TURN_TIMEOUT_S": str(TURN_TIMEOUT_S),
+        "AGENT_MODEL_RETRY_DELAY_S": str(RETRY_DELAY_S),  # Pi's three retries, quickly
     }
     with LiveServer(tmp_path_factory.mktemp("agent") / "data", env=env) as live:
         yield live
@@ -213,6 +215,7 @@ def test_the_model_failing_gives_a_clear_error_after_pis_retries(server, model, 
     got = ask(server)
     assert got[-1][0] == "error" and "model did not answer" in got[-1][1]["message"]
     assert time.time() - started < TURN_TIMEOUT_S + 10
+    assert len(model.requests) == 1 + 3  # the question, then Pi's three retries (AGENT_MODEL_RETRIES)
     assert turn(server, got[0][1]["turn_id"])["status"] == "failed"
     model.play(text("Back."))
     assert ask(server)[-1][0] == "final"
@@ -254,7 +257,10 @@ def test_an_unreachable_model_gives_a_clear_error_after_pis_retries(tmp_path):
     from tests.server import port_pick
 
     closed = port_pick()  # nothing listens there
-    env = {"LLM_BASE_URL": f"http://127.0.0.1:{closed}/v1", "LLM_MODEL": "nowhere", "AGENT_TURN_TIMEOUT_S": "60"}
+    env = {
+        "LLM_BASE_URL": f"http://127.0.0.1:{closed}/v1", "LLM_MODEL": "nowhere", "AGENT_TURN_TIMEOUT_S": "60",
+        "AGENT_MODEL_RETRY_DELAY_S": str(RETRY_DELAY_S),
+    }
     with LiveServer(tmp_path / "data", env=env) as live:
         started = time.time()
         got = ask(live)
