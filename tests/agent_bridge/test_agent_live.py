@@ -18,7 +18,8 @@ from tests.live import login
 from tests.live import sse_events as events
 
 AUTH = '-H "Authorization: Bearer $MYRECALL_TOKEN"'
-TURN_TIMEOUT_S = 25
+TURN_TIMEOUT_S = 18  # a turn here takes a few seconds; the watchdog test waits this long
+START_TIMEOUT_S = 10  # AGENT_TURN_START_TIMEOUT_S (15 by default): Pi's first event comes within a second or two
 RETRY_DELAY_S = 0.3  # AGENT_MODEL_RETRY_DELAY_S: Pi waits 0.3, 0.6, 1.2 s before its three retries
 
 
@@ -36,6 +37,7 @@ def server(tmp_path_factory, model):
         "LLM_MODEL": "fake-agent",
         "LLM_API_KEY": "test-key",
         "AGENT_TURN_TIMEOUT_S": str(TURN_TIMEOUT_S),
+        "AGENT_TURN_START_TIMEOUT_S": str(START_TIMEOUT_S),
         "AGENT_MODEL_RETRY_DELAY_S": str(RETRY_DELAY_S),  # Pi's three retries, quickly
     }
     with LiveServer(tmp_path_factory.mktemp("agent") / "data", env=env) as live:
@@ -278,7 +280,7 @@ def test_a_pi_that_says_nothing_after_the_question_is_stopped_by_the_start_watch
         started = time.time()
         got = ask(server, session_id=first[0][1]["session_id"])  # the same chat: straight to the prompt
         assert got[-1][0] == "error" and got[-1][1]["status"] == "timed_out", got[-1]
-        assert "did not start answering within 15 s" in got[-1][1]["message"] and time.time() - started < 30
+        assert f"did not start answering within {START_TIMEOUT_S} s" in got[-1][1]["message"] and time.time() - started < START_TIMEOUT_S + 15
     finally:
         try:
             os.kill(pid, signal.SIGCONT)
