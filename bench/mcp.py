@@ -2,9 +2,10 @@
 REST API (GET /api/v1/search), through MCP over streamable HTTP (/mcp on the same server), and
 through MCP over stdio (`manage.py mcp`, its own process), on a real `serve`.
 
-A day of realistic screens is posted and OCR'd first; then each transport runs the same queries
-(words read from those screens), in keyword and in hybrid mode, one at a time, each after a
-warm-up. Every MCP call goes through the MCP SDK's client, as an assistant's would. Prints p50
+A day of realistic screens is posted and OCR'd first; then the same queries (words read from those
+screens) go through each transport, in keyword and in hybrid mode: a pass of all of them through
+each unmeasured (warm caches, the stdio process's embedder loaded), then each query through the
+three in turn, the order rotating from query to query, one request at a time. Every MCP call goes through the MCP SDK's client, as an assistant's would. Prints p50
 and p95 per transport and mode, and the overhead of each MCP transport over REST (the difference
 of medians and of p95s, measured in one run). Asserts nothing.
 
@@ -58,58 +59,55 @@ def progress(label: str, done: int, total: int) -> None:
     print(f"\r  {label}: {done}/{total}", end="" if done < total else "\n", flush=True)
 
 
-def rest_times(server: LiveServer, queries: list[str], mode: str, start: float) -> list[float]:
-    times = []
-    for number, q in enumerate(queries, 1):
-        began = time.perf_counter()
-        answer = server.session.get(
-            f"{server.url}/api/v1/search", params={"q": q, "start_time": start, "mode": mode, "limit": 10}, timeout=60
-        )
-        answer.raise_for_status()
-        times.append((time.perf_counter() - began) * 1000)
-        progress(f"REST {mode}", number, len(queries))
-    return times
-
-
-async def mcp_times(session: ClientSession, label: str, queries: list[str], mode: str, start: float) -> list[float]:
-    times = []
-    for number, q in enumerate(queries, 1):
-        began = time.perf_counter()
-        result = await session.call_tool("search", {"q": q, "start_time": start, "mode": mode, "limit": 10})
-        times.append((time.perf_counter() - began) * 1000)
-        if result.is_error:
-            raise RuntimeError(f"MCP search failed: {result.content[0].text}")
-        progress(f"{label} {mode}", number, len(queries))
-    return times
-
-
-async def over_http(server: LiveServer, token: str, queries, modes, start, warm: int) -> dict:
+async def compare(server: LiveServer, token: str, token_file: Path, queries: list[str], modes: list[str], start: float) -> dict:
+    """Each query through REST, MCP over HTTP and MCP over stdio, in turn (the order rotating), after
+    a pass of every query through each unmeasured (so each process has embedded them once: the
+    embedding cache is warm everywhere, and the stdio process has loaded its embedder)."""
     client = create_mcp_http_client(headers={"Authorization": f"Bearer {token}"})
-    out = {}
-    async with client, streamable_http_client(server.url + "/mcp", http_client=client) as (read, write, *_):
-        async with ClientSession(read, write) as session:
-            await session.initialize()
-            for mode in modes:
-                await mcp_times(session, "warm-up MCP HTTP", queries[:warm], mode, start)
-                out[mode] = await mcp_times(session, "MCP HTTP", queries, mode, start)
-    return out
-
-
-async def over_stdio(server: LiveServer, token_file: Path, queries, modes, start, warm: int) -> dict:
     params = StdioServerParameters(
         command=sys.executable,
         args=[str(REPO / "manage.py"), "mcp", "--token-file", str(token_file), "--url", server.url],
         env={**os.environ, "MYRECALL_DATA_DIR": str(server.data_dir)},
         cwd=str(REPO),
     )
-    out = {}
-    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
-        await session.initialize()
-        for mode in modes:
-            # The stdio server is a process of its own: its first hybrid search loads the embedder.
-            await mcp_times(session, "warm-up MCP stdio", queries[:warm], mode, start)
-            out[mode] = await mcp_times(session, "MCP stdio", queries, mode, start)
-    return out
+    results = {name: {mode: [] for mode in modes} for name in ("REST", "MCP HTTP", "MCP stdio")}
+    async with client, streamable_http_client(server.url + "/mcp", http_client=client) as (h_read, h_write, *_):
+        async with ClientSession(h_read, h_write) as http, stdio_client(params) as (s_read, s_write):
+            async with ClientSession(s_read, s_write) as stdio:
+                await http.initialize()
+                await stdio.initialize()
+
+                async def mcp(session: ClientSession, q: str, mode: str) -> None:
+                    result = await session.call_tool("search", {"q": q, "start_time": start, "mode": mode, "limit": 10})
+                    if result.is_error:
+                        raise RuntimeError(f"MCP search failed: {result.content[0].text}")
+
+                def rest(q: str, mode: str) -> None:
+                    answer = server.session.get(
+                        f"{server.url}/api/v1/search", params={"q": q, "start_time": start, "mode": mode, "limit": 10}, timeout=60
+                    )
+                    answer.raise_for_status()
+
+                async def timed(name: str, q: str, mode: str) -> float:
+                    began = time.perf_counter()
+                    if name == "REST":
+                        rest(q, mode)
+                    else:
+                        await mcp(http if name == "MCP HTTP" else stdio, q, mode)
+                    return (time.perf_counter() - began) * 1000
+
+                names = list(results)
+                for mode in modes:
+                    for number, q in enumerate(queries, 1):
+                        for name in names:
+                            await timed(name, q, mode)
+                        progress(f"warm-up {mode}", number, len(queries))
+                    for number, q in enumerate(queries, 1):
+                        for shift in range(len(names)):
+                            name = names[(number + shift) % len(names)]
+                            results[name][mode].append(await timed(name, q, mode))
+                        progress(f"measured {mode}", number, len(queries))
+    return results
 
 
 def main() -> None:
@@ -120,7 +118,6 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=22)
     args = parser.parse_args()
     modes = args.modes.split(",")
-    warm = 10
 
     with tempfile.TemporaryDirectory(prefix="bench-mcp-") as tmp, LiveServer(Path(tmp) / "data") as server:
         print(f"serve at {server.url}; posting {args.frames} screens and waiting for their OCR")
@@ -133,12 +130,7 @@ def main() -> None:
         token_file = Path(tmp) / "token"
         token_file.write_text(token)
 
-        results = {"REST": {}}
-        for mode in modes:
-            rest_times(server, queries[:warm], mode, start)
-            results["REST"][mode] = rest_times(server, queries, mode, start)
-        results["MCP HTTP"] = asyncio.run(over_http(server, token, queries, modes, start, warm))
-        results["MCP stdio"] = asyncio.run(over_stdio(server, token_file, queries, modes, start, warm))
+        results = asyncio.run(compare(server, token, token_file, queries, modes, start))
 
     print(f"\nSearch round trip, {args.queries} queries a row, {args.frames} frames, limit 10 (ms):")
     print(f"{'transport':<11} {'mode':<8} {'p50':>7} {'p95':>7} {'p50 over REST':>14} {'p95 over REST':>14}")
