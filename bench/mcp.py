@@ -107,7 +107,20 @@ async def compare(server: LiveServer, token: str, token_file: Path, queries: lis
                             name = names[(number + shift) % len(names)]
                             results[name][mode].append(await timed(name, q, mode))
                         progress(f"measured {mode}", number, len(queries))
+                results["stdio RSS MB"] = _rss_mb(str(token_file))
     return results
+
+
+def _rss_mb(marker: str) -> float | None:
+    """Resident memory of the `manage.py mcp` process started with this token file."""
+    for proc in Path("/proc").iterdir():
+        try:
+            if proc.name.isdigit() and marker in (proc / "cmdline").read_bytes().decode(errors="replace"):
+                status = (proc / "status").read_text()
+                return int(next(line for line in status.splitlines() if line.startswith("VmRSS:")).split()[1]) / 1024
+        except (OSError, StopIteration):
+            continue
+    return None
 
 
 def main() -> None:
@@ -131,6 +144,7 @@ def main() -> None:
         token_file.write_text(token)
 
         results = asyncio.run(compare(server, token, token_file, queries, modes, start))
+        stdio_rss = results.pop("stdio RSS MB")
 
     print(f"\nSearch round trip, {args.queries} queries a row, {args.frames} frames, limit 10 (ms):")
     print(f"{'transport':<11} {'mode':<8} {'p50':>7} {'p95':>7} {'p50 over REST':>14} {'p95 over REST':>14}")
@@ -140,6 +154,8 @@ def main() -> None:
             p50, p95 = statistics.median(times), percentile(times, 0.95)
             over = "" if transport == "REST" else f"{p50 - statistics.median(rest):+14.1f} {p95 - percentile(rest, 0.95):+14.1f}"
             print(f"{transport:<11} {mode:<8} {p50:7.1f} {p95:7.1f} {over}")
+
+    print(f"\nThe stdio server's process after the runs: {stdio_rss:.0f} MB RSS" if stdio_rss else "")
 
 
 if __name__ == "__main__":
