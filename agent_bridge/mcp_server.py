@@ -185,6 +185,8 @@ class McpHttp:
         headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
         if status == 401:
             headers.append((b"www-authenticate", b'Bearer realm="MyRecall"'))
+        if status == 405:
+            headers.append((b"allow", b"POST"))
         await send({"type": "http.response.start", "status": status, "headers": headers})
         await send({"type": "http.response.body", "body": body})
 
@@ -194,6 +196,10 @@ class McpHttp:
         token = await sync_to_async(api_token_authenticate, thread_sensitive=True)(raw=raw.strip()) if scheme.lower() == "bearer" and raw.strip() else None
         if token is None:
             await self._refuse(send, 401, "Authentication required: send a MyRecall token as 'Authorization: Bearer <token>' (make one with `.venv/bin/python manage.py token_create NAME --read-only`).")
+            return
+        if scope.get("method") != "POST":
+            # Stateless: no stream of the server's own to GET, no session to DELETE (the spec's 405).
+            await self._refuse(send, 405, "MCP here is stateless streamable HTTP: send each JSON-RPC message as a POST.")
             return
         await self._manager_running()
         host = headers.get("host", "")

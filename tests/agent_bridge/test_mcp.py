@@ -192,3 +192,24 @@ def test_the_mcp_inspector_cli_lists_and_searches(memory):
     over_stdio = ["-e", f"MYRECALL_DATA_DIR={server.data_dir}", "--method", "tools/list", "--", params.command, *params.args]
     listed = _inspector(*over_stdio)
     assert {tool["name"] for tool in listed["tools"]} >= {"search", "activity_summary"}
+
+
+def test_bad_messages_get_errors_and_the_server_goes_on(memory):
+    server = memory["server"]
+    url = server.url + "/mcp"
+    headers = {"Authorization": f"Bearer {memory['token']}", "Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+    assert requests.post(url, data=b"{not json", headers=headers, timeout=30).json()["error"]["code"] == -32700
+    assert requests.post(url, data=b"[]", headers=headers, timeout=30).status_code == 400
+    unknown = requests.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "nope"}, headers=headers, timeout=30)
+    assert unknown.json()["error"]["code"] == -32601
+    wrong = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "search", "arguments": [1, 2]}}
+    assert "error" in requests.post(url, json=wrong, headers=headers, timeout=30).json()
+    huge = b'{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"x":"' + b"a" * 5_000_000 + b'"}}'
+    assert requests.post(url, data=huge, headers=headers, timeout=30).status_code == 413
+    for method in ("GET", "DELETE", "PUT"):  # stateless: nothing to stream or end; answered at once
+        answer = requests.request(method, url, headers=headers, timeout=30)
+        assert answer.status_code == 405 and answer.headers["Allow"] == "POST"
+    rebound = requests.post(url, json={"jsonrpc": "2.0", "id": 4, "method": "tools/list"}, headers={**headers, "Host": "evil.example"}, timeout=30)
+    assert rebound.status_code == 421  # a page that rebinds a name of its own to 127.0.0.1
+    listed = requests.post(url, json={"jsonrpc": "2.0", "id": 5, "method": "tools/list"}, headers=headers, timeout=30)
+    assert listed.status_code == 200 and listed.json()["result"]["tools"]
