@@ -12,6 +12,7 @@ from pydantic import Field
 
 from frames import selectors, thumbnails
 from frames.models import Frame
+from frames.selectors import Usage
 from frames.schemas import ContextIn, FrameContextOut, FrameOcrOut
 from myrecall.inputs import EPOCH_MAX, EPOCH_MIN, InputSchema
 from myrecall.timezones import local_time
@@ -206,6 +207,28 @@ def _utc(epoch: float) -> datetime:
     return datetime.fromtimestamp(epoch, tz=dt_timezone.utc)
 
 
+def by_time_spent(usage: dict) -> list:
+    """(key, Usage) pairs, the most time first (then by key)."""
+    return sorted(usage.items(), key=lambda item: (-item[1].seconds, item[0]))
+
+
+def key_texts_pick(per_window: dict, *, q: str = "", limit: int = ACTIVITY_KEY_TEXTS) -> list[tuple[str, str, Usage, str]]:
+    """A line of text from each window's newest screen, the most recent first, each line once:
+    (app, window, its usage, the line); with q, only lines that contain it."""
+    latest = sorted(per_window.items(), key=lambda item: item[1].last_seen, reverse=True)
+    texts = selectors.frames_texts(frame_ids=[usage.newest_frame_id for _, usage in latest])
+    picked, seen = [], set()
+    for (app, window), usage in latest:
+        line = key_line(texts.get(usage.newest_frame_id, ""), q)
+        if line is None or line.casefold() in seen:
+            continue
+        seen.add(line.casefold())
+        picked.append((app, window, usage, line))
+        if len(picked) == limit:
+            break
+    return picked
+
+
 def activity(params: ActivityIn, context: Context) -> dict:
     apps = None
     if params.app_name and params.app_name.strip():
@@ -214,27 +237,10 @@ def activity(params: ActivityIn, context: Context) -> dict:
     per_app, per_window = selectors.frames_usage(
         start=_utc(params.start_time), end=_utc(params.end_time), apps=apps, gap_cap_s=ACTIVITY_GAP_CAP_S
     )
-    latest = sorted(per_window.items(), key=lambda item: item[1].last_seen, reverse=True)
-    texts = selectors.frames_texts(frame_ids=[usage.newest_frame_id for _, usage in latest])
-    key_texts, seen = [], set()
-    for (app, window), usage in latest:
-        line = key_line(texts.get(usage.newest_frame_id, ""))
-        if line is None or line.casefold() in seen:
-            continue
-        seen.add(line.casefold())
-        key_texts.append(
-            {
-                "text": line,
-                "frame_id": usage.newest_frame_id,
-                "local_time": local_time(usage.last_seen, context.zone).isoformat(timespec="seconds"),
-                "app_name": app,
-                "window_name": window,
-                "viewer_url": context.link(reverse("frame-view", args=[usage.newest_frame_id])),
-            }
-        )
-        if len(key_texts) == ACTIVITY_KEY_TEXTS:
-            break
-    by_time = sorted(per_window.items(), key=lambda item: (-item[1].seconds, item[0]))
+
+    def viewer(frame_id: int) -> str:
+        return context.link(reverse("frame-view", args=[frame_id]))
+
     return {
         "start_time": params.start_time,
         "end_time": params.end_time,
@@ -249,7 +255,7 @@ def activity(params: ActivityIn, context: Context) -> dict:
                 "first_seen": usage.first_seen,
                 "last_seen": usage.last_seen,
             }
-            for app, usage in sorted(per_app.items(), key=lambda item: (-item[1].seconds, item[0]))[:ACTIVITY_APPS]
+            for app, usage in by_time_spent(per_app)[:ACTIVITY_APPS]
         ],
         "windows": [
             {
@@ -259,11 +265,21 @@ def activity(params: ActivityIn, context: Context) -> dict:
                 "minutes": round(usage.seconds / 60, 1),
                 "frame_count": usage.frame_count,
                 "newest_frame_id": usage.newest_frame_id,
-                "viewer_url": context.link(reverse("frame-view", args=[usage.newest_frame_id])),
+                "viewer_url": viewer(usage.newest_frame_id),
             }
-            for (app, window), usage in by_time[:ACTIVITY_WINDOWS]
+            for (app, window), usage in by_time_spent(per_window)[:ACTIVITY_WINDOWS]
         ],
-        "key_texts": key_texts,
+        "key_texts": [
+            {
+                "text": line,
+                "frame_id": usage.newest_frame_id,
+                "local_time": local_time(usage.last_seen, context.zone).isoformat(timespec="seconds"),
+                "app_name": app,
+                "window_name": window,
+                "viewer_url": viewer(usage.newest_frame_id),
+            }
+            for app, window, usage, line in key_texts_pick(per_window)
+        ],
     }
 
 

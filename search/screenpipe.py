@@ -27,7 +27,7 @@ from ninja import NinjaAPI, Query, Router
 from frames import selectors as frame_selectors
 from frames import storage
 from frames.models import Frame
-from frames.tools import key_line
+from frames.tools import ACTIVITY_APPS, ACTIVITY_GAP_CAP_S, ACTIVITY_WINDOWS, by_time_spent, key_texts_pick
 from frames.views import FRAME_IDS, frame_not_found_body
 from myrecall.api import api as main_api
 from myrecall.auth import API_AUTH
@@ -55,8 +55,7 @@ MAX_LIMIT = 100  # the most /api/v1/search gives in one page; a larger limit get
 MAX_OFFSET = 10_000
 MAX_INLINE_FRAMES = 20  # include_frames attaches at most this many images, as screenpipe does
 MAX_TEXT_LENGTH = 10**9  # past any real text; keeps min_length/max_length inside SQLite's integers
-ACTIVITY_GAP_CAP_S = 300  # a frame stands for at most this long in /activity-summary
-ACTIVITY_APPS, ACTIVITY_WINDOWS, ACTIVITY_KEY_TEXTS, RECENT_TEXTS = 20, 30, 20, 10
+RECENT_TEXTS = 10  # /activity-summary's recent_texts: the first of its key texts
 HEALTH_STALE_S = 300  # /health calls capture stale when no frame came for this long
 RECENT_CAPTURE_S = 600
 CONTEXT_NEIGHBOURS = 5
@@ -320,17 +319,10 @@ def activity_summary(
         start=filters.start, end=filters.end, apps=apps, gap_cap_s=ACTIVITY_GAP_CAP_S
     )
     q = q.strip()
-    latest = sorted(per_window.items(), key=lambda item: item[1].last_seen, reverse=True)
-    texts = frame_selectors.frames_texts(frame_ids=[usage.newest_frame_id for _, usage in latest])
-    key_texts, seen = [], set()
-    for (app, window), usage in latest:
-        line = key_line(texts.get(usage.newest_frame_id, ""), q)
-        if line is None or line.casefold() in seen:
-            continue
-        seen.add(line.casefold())
-        key_texts.append({"text": line, "app_name": app, "window_name": window, "timestamp": _iso(usage.last_seen)})
-        if len(key_texts) == ACTIVITY_KEY_TEXTS:
-            break
+    key_texts = [
+        {"text": line, "app_name": app, "window_name": window, "timestamp": _iso(usage.last_seen)}
+        for app, window, usage, line in key_texts_pick(per_window, q=q)
+    ]
     total_frames = sum(usage.frame_count for usage in per_app.values())
     last_frame = frame_selectors.frame_last_timestamp()
     recent = last_frame is not None and time.time() - last_frame.timestamp() <= RECENT_CAPTURE_S
@@ -349,7 +341,7 @@ def activity_summary(
                 "first_seen": _iso(usage.first_seen),
                 "last_seen": _iso(usage.last_seen),
             }
-            for app, usage in sorted(per_app.items(), key=lambda item: (-item[1].seconds, item[0]))[:ACTIVITY_APPS]
+            for app, usage in by_time_spent(per_app)[:ACTIVITY_APPS]
         ],
         "windows": [
             {
@@ -359,7 +351,7 @@ def activity_summary(
                 "minutes": round(usage.seconds / 60, 1),
                 "frame_count": usage.frame_count,
             }
-            for (app, window), usage in sorted(per_window.items(), key=lambda item: (-item[1].seconds, item[0]))
+            for (app, window), usage in by_time_spent(per_window)
             if len(window) >= 3
         ][:ACTIVITY_WINDOWS],
         "key_texts": key_texts,
