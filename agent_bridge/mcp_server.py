@@ -30,6 +30,7 @@ from myrecall.errors import ApplicationError, error_body
 from myrecall.services import api_token_authenticate
 from myrecall.timezones import machine_timezone, timezone_parse
 from myrecall.tools import Context, Tool, arguments_read, input_schema, tool_get, tools
+from myrecall.worker_hooks import web_startup_hooks
 
 logger = logging.getLogger(__name__)
 
@@ -121,6 +122,8 @@ def server_make() -> Server:
 def stdio_run(*, origin: str) -> None:
     """Serve one client over stdin and stdout until it closes them."""
     _stdio_origin["url"] = origin.rstrip("/")
+    for hook in web_startup_hooks:  # what a process that answers searches loads at start: the embedder
+        hook()
     server = server_make()
 
     async def main() -> None:

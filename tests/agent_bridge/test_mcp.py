@@ -170,6 +170,11 @@ def test_stdio_refuses_a_token_it_does_not_know(memory, tmp_path):
     run = subprocess.run([params.command, *params.args], env=params.env, cwd=params.cwd, capture_output=True, text=True, timeout=120, input="")
     assert run.returncode != 0 and "is not a MyRecall token of this data dir" in run.stderr
     assert run.stdout == ""  # nothing but the protocol ever goes to stdout
+    # A data dir MyRecall never ran on (a wrong MYRECALL_DATA_DIR in the client's config): said plainly.
+    empty = {**params.env, "MYRECALL_DATA_DIR": str(tmp_path / "never-used")}
+    run = subprocess.run([params.command, *params.args], env=empty, cwd=params.cwd, capture_output=True, text=True, timeout=120, input="")
+    assert run.returncode != 0 and "There is no MyRecall database in" in run.stderr and "Traceback" not in run.stderr
+    assert run.stdout == ""
 
 
 def _inspector(*args: str) -> dict:

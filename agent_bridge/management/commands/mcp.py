@@ -1,6 +1,8 @@
 from pathlib import Path
 
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
+from django.db import DatabaseError
 
 from agent_bridge.mcp_server import stdio_run
 from myrecall.services import api_token_authenticate
@@ -24,7 +26,14 @@ class Command(BaseCommand):
             raw = token_file.read_text(encoding="utf-8").strip()
         except OSError as exc:
             raise CommandError(f"Cannot read the token file {token_file}: {exc.strerror}.") from exc
-        if api_token_authenticate(raw=raw) is None:
+        try:
+            known = api_token_authenticate(raw=raw)
+        except DatabaseError as exc:
+            raise CommandError(
+                f"There is no MyRecall database in {settings.DATA_DIR} ({exc}): start MyRecall once on this data dir "
+                "(or set MYRECALL_DATA_DIR to the one it uses), make a token there, then start this again."
+            ) from exc
+        if known is None:
             raise CommandError(
                 f"The token in {token_file} is not a MyRecall token of this data dir: make one with "
                 "`.venv/bin/python manage.py token_create NAME --read-only` and put it in the file."
