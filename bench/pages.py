@@ -201,7 +201,7 @@ def viewer_pick(line_counts: dict[int, int]) -> tuple[int, int, str, int]:
 
 def match_count(q: str, start: float, end: float) -> int:
     from search.filters import Filters
-    from search.selectors import search_keyword
+    from search.keyword import search_keyword
 
     return search_keyword(q=q, filters=Filters(start_time=start, end_time=end), limit=1, offset=0)[1]
 

@@ -5,7 +5,7 @@ MYRECALL_DATA_DIR, fills it with synthetic OCR-like frames (about 70% English an
 30% Chinese lines, Zipf-distributed vocabularies, screens that change a little
 from one capture to the next) spread over 30 days, indexed through the app's own
 partitioned layout (search.fts.index_rows_write), and times
-search.selectors.search_keyword on 1-day ranges with LIMIT 20, with the rank cap
+search.keyword.search_keyword on 1-day ranges with LIMIT 20, with the rank cap
 (SEARCH_RANK_MAX) and with every match ranked (cap 0), then the same queries once
 more through GET /api/v1/search. Some screens hold English words glued to Chinese,
 camel-case, letter-digit and package-name compounds: recall on those (a glued
@@ -453,9 +453,9 @@ def recall_measure(cases: list[RecallCase]) -> tuple[float, float]:
     """Share of cases whose frame is found now, and by exact word matching alone."""
     from django.db import connection
 
-    from search.fts import keyword_query, partition_get, partition_of, rowid_for
     from search.filters import Filters
-    from search.selectors import search_keyword
+    from search.fts import partition_get, partition_of, rowid_for
+    from search.keyword import keyword_query, search_keyword
 
     now = before = 0
     with connection.cursor() as cursor:
@@ -505,7 +505,7 @@ def selector_time(
     """Wall and CPU milliseconds of each search, and its total. CPU time is the part other
     processes on the machine cannot inflate."""
     from search.filters import Filters
-    from search.selectors import search_keyword
+    from search.keyword import search_keyword
 
     times, cpu_times, totals = [], [], []
     for q, (start, end) in tqdm(list(zip(queries, ranges)), desc=desc, unit="q", leave=False):
@@ -547,7 +547,7 @@ def plan_print(q: str, start: float) -> None:
     from django.test.utils import CaptureQueriesContext
 
     from search.filters import Filters
-    from search.selectors import search_keyword
+    from search.keyword import search_keyword
 
     with CaptureQueriesContext(connection) as captured:
         search_keyword(q=q, filters=Filters(start_time=start, end_time=start + DAY), limit=20, offset=0)

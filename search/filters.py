@@ -41,6 +41,10 @@ def _utc(epoch: float) -> datetime:
     return datetime.fromtimestamp(epoch, tz=dt_timezone.utc)
 
 
+# What a query on frames_frame f joins when Filters.sql() says it needs the text table (its aliases by default).
+TEXT_JOIN = " LEFT JOIN frames_ocrresult o ON o.frame_id = f.id"
+
+
 @dataclass(frozen=True)
 class Filters:
     start_time: float

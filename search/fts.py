@@ -20,10 +20,8 @@ Every word the index holds (letters and digits) is also kept once in a vocabular
 a trigram index, so that a word can be looked for inside longer words ("double" in
 "libdouble", or "resolved" where OCR dropped a space: "resolvedby").
 
-A query has tiers, ranked in this order: every word as typed, in the text columns
-(`strict`); also as compound parts (`parts`); with the last word also as a prefix, as a
-search box does while one types (`prefix`); with words also inside longer words
-(`inside`). The selector adds the later tiers only when the earlier ones find few frames.
+A query is parsed, built into its tiers and run by search.keyword; this module only tokenizes
+each typed term the way the index tokenizes text (term_tokens, token_is_word).
 
 Row ids are ordered by time (milliseconds * 1000 + frame id mod 1000), so a time
 range is a rowid range that FTS5 applies inside the index instead of filtering
@@ -42,7 +40,6 @@ the live ones (rows are written to both while it runs) and swaps each in when do
 
 import math
 import re
-import shlex
 import unicodedata
 from dataclasses import dataclass
 
@@ -67,8 +64,6 @@ PART_MARK = "\ue000"
 _LAYOUT_COLUMNS = {1: (*TEXT_COLUMNS, "frame_id"), 2: (*TEXT_COLUMNS, "parts", "frame_id")}
 # Column weights for bm25: on-screen text and window titles count more than app, URL and parts.
 _LAYOUT_WEIGHTS = {1: "1.0, 0.5, 1.0, 0.5", 2: "1.0, 0.5, 1.0, 0.5, 0.5"}
-# The last query word is also a prefix from this many characters on ("rel" finds "release").
-PREFIX_MIN_CHARS = 3
 
 # Every word the index holds (letters and digits, not only digits, from VOCAB_MIN_CHARS on), with
 # a trigram index, so that a word typed can be found inside longer words ("double" in "libdouble").
@@ -83,8 +78,6 @@ VOCAB_CREATE_SQL = [
     f" INSERT INTO {VOCAB_TRIGRAMS} (rowid, term) VALUES (new.id, new.term); END",
 ]
 VOCAB_DROP_SQL = [f"DROP TRIGGER {VOCAB}_added", f"DROP TABLE {VOCAB_TRIGRAMS}", f"DROP TABLE {VOCAB}"]
-# A word found inside at most this many longer words (the shortest first) is searched as them.
-INSIDE_MAX_WORDS = 128
 
 _CJK_RUN = re.compile(f"[{CJK_CLASS}]+")
 _TOKEN = re.compile(r"[^\W_]+")  # what unicode61 keeps as a token (letters and digits)
@@ -362,20 +355,16 @@ def vocab_merge(cursor) -> None:
     cursor.execute(f"INSERT INTO {VOCAB_TRIGRAMS} ({VOCAB_TRIGRAMS}) VALUES ('optimize')")
 
 
-def _fts_word(token: str) -> bool:
+def token_is_word(token: str) -> bool:
+    """Whether a query token is a word of letters and digits (not Chinese, Japanese or Korean)."""
     return not _CJK_RUN.search(token)
 
 
-@dataclass(frozen=True)
-class _Term:
-    tokens: tuple[str, ...]  # FTS tokens, lower-cased
-    prefix: bool  # typed with a trailing *, or a single Chinese character
-    parts: tuple[str, ...]  # the tokens with compound ones split, when that differs
-
-
-def _term_tokens(term: str) -> tuple[list[str], list[str], bool]:
-    """FTS tokens of one query term, the same with compound tokens split into parts, and
-    whether the last token is a single CJK character."""
+def term_tokens(term: str) -> tuple[list[str], list[str], bool]:
+    """The FTS tokens of one typed query term (normalised, without a trailing *), tokenized as the
+    index tokenizes text: a run of CJK characters as its bigrams (a single character alone),
+    other words lower-cased; the same with compound tokens split into parts; and whether the
+    last token is a single CJK character."""
     tokens: list[str] = []
     parts: list[str] = []
     last_single_cjk = False
@@ -392,111 +381,6 @@ def _term_tokens(term: str) -> tuple[list[str], list[str], bool]:
             parts += [part.lower() for part in token_parts(token)] or [token.lower()]
             last_single_cjk = False
     return tokens, parts, last_single_cjk
-
-
-def _phrase(tokens, prefix: bool = False) -> str:
-    return '"' + " ".join(tokens) + '"' + ("*" if prefix else "")
-
-
-@dataclass(frozen=True)
-class KeywordQuery:
-    """What a person typed, as the FTS5 queries of its tiers (see the module docstring)."""
-
-    terms: tuple[_Term, ...]
-
-    def strict(self) -> str:
-        """Every word as typed (parts are other tokens: they never match)."""
-        return " AND ".join(_phrase(t.tokens, t.prefix) for t in self.terms)
-
-    def _clauses(self, *, completions: list[str] | None = None, inside: dict[str, list[str]] | None = None) -> str:
-        clauses = []
-        for i, term in enumerate(self.terms):
-            options = [_phrase(term.tokens, term.prefix)]
-            if term.parts != term.tokens:
-                options.append(_phrase(term.parts, term.prefix))
-            if all(_fts_word(token) for token in term.parts):
-                options.append(_phrase([PART_MARK + part for part in term.parts], term.prefix))
-            if completions is not None and i == len(self.terms) - 1:
-                # The words that start so; none known: FTS5's own prefix query (slower: the whole week).
-                options += [_phrase([word]) for word in completions] or [_phrase(term.tokens, True)]
-            if inside and len(term.tokens) == 1:
-                options += [_phrase([longer]) for longer in inside.get(term.tokens[0], [])]
-            clauses.append("(" + " OR ".join(options) + ")" if len(options) > 1 else options[0])
-        return " AND ".join(clauses)
-
-    def parts(self) -> str:
-        """Every word as typed or as compound parts ("torvalds" in "LinusTorvalds", "LinusTorvalds"
-        as "Linus Torvalds"), in any column."""
-        return self._clauses()
-
-    def last_word(self) -> str:
-        """The last word alone, as typed."""
-        return _phrase(self.terms[-1].tokens, self.terms[-1].prefix)
-
-    def prefix_word(self) -> str | None:
-        """The last word, when it may be the start of a longer one: a single word of letters and
-        digits, long enough, not already typed with *."""
-        last = self.terms[-1]
-        if last.prefix or len(last.tokens) > 1 or not _fts_word(last.tokens[0]) or len(last.tokens[0]) < PREFIX_MIN_CHARS:
-            return None
-        return last.tokens[0]
-
-    def prefix(self, completions: list[str]) -> str:
-        """parts(), with the last word also matched as the words that start with it ("relativ"
-        finds "relative"); with no completions given, as an FTS5 prefix."""
-        return self._clauses(completions=completions)
-
-    def inside_words(self) -> list[str]:
-        """The words that may also be found inside longer words: single words of letters, long enough."""
-        return [
-            t.tokens[0]
-            for t in self.terms
-            if len(t.tokens) == 1 and not t.prefix and _fts_word(t.tokens[0]) and len(t.tokens[0]) >= VOCAB_MIN_CHARS
-        ]
-
-    def inside(self, longer: dict[str, list[str]], *, completions: list[str] | None) -> str:
-        """parts() (or prefix(completions)), with words also matched as the longer words that contain them."""
-        return self._clauses(completions=completions, inside=longer)
-
-
-def vocab_starting(cursor, prefix: str) -> list[str] | None:
-    """Words of the vocabulary that start with `prefix` and are longer, the shortest first; None
-    when there are more than INSIDE_MAX_WORDS (too many to list in a query)."""
-    cursor.execute(
-        f"SELECT term FROM {VOCAB} WHERE term > %s AND term < %s ORDER BY length(term), term LIMIT %s",
-        [prefix, prefix + "\U0010ffff", INSIDE_MAX_WORDS + 1],
-    )
-    words = [row[0] for row in cursor.fetchall()]
-    return None if len(words) > INSIDE_MAX_WORDS else words
-
-
-def vocab_containing(cursor, word: str) -> list[str]:
-    """Words of the vocabulary that contain `word` and are longer, the shortest first."""
-    # A query word is letters and digits only: nothing in it is a LIKE wildcard.
-    cursor.execute(
-        f"SELECT term FROM {VOCAB} WHERE id IN (SELECT rowid FROM {VOCAB_TRIGRAMS} WHERE term LIKE %s)"
-        " AND term != %s ORDER BY length(term), term LIMIT %s",
-        [f"%{word}%", word, INSIDE_MAX_WORDS],
-    )
-    return [row[0] for row in cursor.fetchall()]
-
-
-def keyword_query(q: str) -> KeywordQuery:
-    """Parse what a person typed into a safe query: every word or "quoted phrase" must match
-    (AND); a trailing * makes a word a prefix; FTS5 operators are searched as words. Punctuation
-    alone gives a query of no terms, which matches no frame."""
-    try:
-        raw_terms = shlex.split(q)
-    except ValueError:  # an unbalanced quote: take the words as they are
-        raw_terms = q.replace('"', " ").split()
-    terms = []
-    for raw in raw_terms:
-        raw = text_normalize(raw)
-        prefix = raw.endswith("*")
-        tokens, parts, single_cjk = _term_tokens(raw.rstrip("*"))
-        if tokens:
-            terms.append(_Term(tokens=tuple(tokens), prefix=prefix or single_cjk, parts=tuple(parts)))
-    return KeywordQuery(terms=tuple(terms))  # no terms: nothing in q is a word, so nothing matches
 
 
 def index_rows_delete(cursor, rowids: list[int]) -> tuple[int, set[str]]:

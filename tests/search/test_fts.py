@@ -6,7 +6,6 @@ from search.fts import (
     fts_prepare,
     index_row,
     index_rows_write,
-    keyword_query,
     partition_table,
     rowid_for,
     rowid_range,
@@ -14,6 +13,7 @@ from search.fts import (
     text_parts,
     token_parts,
 )
+from search.keyword import keyword_query
 
 pytestmark = pytest.mark.django_db
 

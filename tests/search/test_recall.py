@@ -4,7 +4,7 @@ tokens, the last word typed in part; exact matches first, and exact ranking of e
 import pytest
 
 from search.filters import Filters
-from search.selectors import search_keyword
+from search.keyword import search_keyword
 
 pytestmark = pytest.mark.django_db
 
@@ -113,7 +113,7 @@ def test_a_word_is_not_searched_inside_longer_words_when_too_short(frame_make):
 def test_the_words_that_start_so_come_from_the_vocabulary_unless_there_are_too_many(frame_make):
     from django.db import connection
 
-    from search.fts import INSIDE_MAX_WORDS, vocab_starting
+    from search.keyword import INSIDE_MAX_WORDS, vocab_starting
 
     frame_make("relative relatively release", at=T0)
     with connection.cursor() as cursor:

@@ -20,10 +20,9 @@ from search.fts import (
     partition_table,
     rowid_for,
     table_create,
-    vocab_containing,
 )
 from search.filters import Filters
-from search.selectors import search_keyword
+from search.keyword import search_keyword, vocab_containing
 from search.services import fts_rebuild_batch, fts_rebuild_begin, fts_rebuild_finish
 
 pytestmark = pytest.mark.django_db

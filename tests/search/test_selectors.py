@@ -5,7 +5,7 @@ from django.db import connection
 
 from search.fts import PARTITION_MS, partitions_all
 from search.filters import Filters
-from search.selectors import search_keyword
+from search.keyword import search_keyword
 
 pytestmark = pytest.mark.django_db
 

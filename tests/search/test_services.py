@@ -6,7 +6,7 @@ from django.db import connection
 from frames.models import Frame, OcrResult
 from search.fts import PARTITION_MS, partition_of, partition_table, rowid_for
 from search.filters import Filters
-from search.selectors import search_keyword
+from search.keyword import search_keyword
 from search.services import frame_index, frame_unindex
 
 pytestmark = pytest.mark.django_db
