@@ -1,0 +1,140 @@
+"""Which frames should a search by meaning return? Rules measured on the labelled quality set
+(issue 23, item 1 and 2: relevance without one fixed similarity for every query, and across
+languages).
+
+Reads a data dir kept by `bench/search_quality.py --keep` (its 46 screens, OCR'd by the real
+engine), embeds every frame as the app does (window title, then text, cut by text_chunks) and
+every labelled and off-topic question with each packaged model, and takes a frame's similarity
+to a question as its best chunk's. Then for each rule: semantic recall@10 per query class, and
+how many results the off-topic questions (bench.quality.queries.OFF_TOPIC) still get.
+
+Rules:
+- fixed: one similarity for every query (what the app does today: e5 0.80, MiniLM 0.20);
+- z vs the corpus: a frame counts when it stands out of the query's own similarity
+  distribution over the set (mean/sd, or median/MAD);
+- both models: reciprocal-rank fusion of both models' lists, each with its own bar;
+- z vs strays: each model's similarity measured against the best strays of off-topic
+  questions (mean and sd), the better of the two models.
+
+    .venv/bin/python bench/search_quality.py --keep          # prints: kept /tmp/myrecall-bench-quality-...
+    .venv/bin/python bench/semantic_relevance.py /tmp/myrecall-bench-quality-...
+"""
+
+import argparse
+import os
+import subprocess
+import sys
+import json
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parent.parent
+MODELS = ("multilingual-e5-small", "all-MiniLM-L6-v2")
+FIXED = {"multilingual-e5-small": (0.78, 0.80, 0.81), "all-MiniLM-L6-v2": (0.15, 0.20, 0.25)}
+
+
+def similarities(data_dir: str, model: str) -> dict:
+    """Run in a process of its own (one model per process): every question's similarity to every screen."""
+    os.environ.update({"MYRECALL_DATA_DIR": data_dir, "EMBEDDINGS_MODEL": model, "DJANGO_SETTINGS_MODULE": "myrecall.settings"})
+    sys.path.insert(0, str(REPO))
+    import django
+
+    django.setup()
+    from bench.quality.queries import OFF_TOPIC, QUERIES, SCREENS
+    from frames.models import Frame
+    from search.embeddings import embed_query, embed_texts, text_chunks
+    from search.services import _embed_text
+
+    by_time = {round(float(screen.timestamp), 3): screen.key for screen in SCREENS}
+    chunks, owners = [], []
+    for frame in Frame.objects.select_related("ocr").order_by("id"):
+        text = getattr(getattr(frame, "ocr", None), "text", "") or ""
+        for chunk in text_chunks(_embed_text(frame.window_name, text)):
+            chunks.append(chunk)
+            owners.append(by_time[round(frame.timestamp.timestamp(), 3)])
+    vectors = np.array(embed_texts(chunks), dtype=np.float32)
+
+    def per_screen(q: str) -> dict[str, float]:
+        scores = vectors @ np.array(embed_query(q), dtype=np.float32)
+        best: dict[str, float] = {}
+        for key, score in zip(owners, scores):
+            best[key] = max(best.get(key, -1.0), float(score))
+        return best
+
+    return {
+        "labelled": [{"q": query.q, "cls": query.cls, "answers": list(query.answers), "sims": per_screen(query.q)} for query in QUERIES],
+        "off": [{"q": q, "sims": per_screen(q)} for q in OFF_TOPIC],
+    }
+
+
+def ranked(sims: dict[str, float]) -> list[str]:
+    return sorted(sims, key=lambda key: -sims[key])
+
+
+def report(label: str, keep, sets: dict) -> None:
+    """keep(sims by model for one question) -> the screens returned, best first."""
+    first = sets[MODELS[0]]
+    by_class: dict[str, list[bool]] = {}
+    for i, item in enumerate(first["labelled"]):
+        got = keep({model: sets[model]["labelled"][i]["sims"] for model in sets})[:10]
+        by_class.setdefault(item["cls"], []).append(any(key in item["answers"] for key in got))
+    off = [len(keep({model: sets[model]["off"][i]["sims"] for model in sets})[:10]) for i in range(len(first["off"]))]
+    classes = " ".join(f"{cls} {np.mean(hits):.2f}" for cls, hits in by_class.items())
+    print(f"{label:<46} {classes} | off-topic: {np.mean(off):.2f} results, {np.mean([n > 0 for n in off]):.2f} with any")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("data_dir", help="a data dir kept by bench/search_quality.py --keep")
+    parser.add_argument("--one", help=argparse.SUPPRESS)  # internal: the similarities of one model, as JSON
+    args = parser.parse_args()
+    if args.one:
+        print(json.dumps(similarities(args.data_dir, args.one)))
+        return
+    sets = {}
+    for model in MODELS:
+        print(f"embedding the set and the questions with {model} ...", flush=True)
+        run = subprocess.run([sys.executable, __file__, args.data_dir, "--one", model], capture_output=True, text=True, check=True)
+        sets[model] = json.loads(run.stdout.strip().splitlines()[-1])
+
+    e5, mini = MODELS
+    print("\nsemantic recall@10 per class | what off-topic questions get")
+    for model in MODELS:
+        for bar in FIXED[model]:
+            report(f"{model} fixed {bar}", lambda s, m=model, b=bar: [k for k in ranked(s[m]) if s[m][k] >= b], sets)
+    for model in MODELS:
+        for z in (2.0, 3.0):
+            def keep(s, m=model, z=z):
+                values = np.array(list(s[m].values()))
+                mean, sd = values.mean(), values.std() + 1e-9
+                return [k for k in ranked(s[m]) if (s[m][k] - mean) / sd >= z]
+            report(f"{model} z vs the corpus >= {z}", keep, sets)
+
+    def rrf(lists: list[list[str]], k: int = 60) -> list[str]:
+        score: dict[str, float] = {}
+        for found in lists:
+            for rank, key in enumerate(found):
+                score[key] = score.get(key, 0.0) + 1 / (k + rank + 1)
+        return sorted(score, key=lambda key: -score[key])
+
+    for bar_e5, bar_mini in ((0.80, 0.20), (0.81, 0.25), (0.79, 0.25)):
+        report(
+            f"both models, RRF (e5 >= {bar_e5}, MiniLM >= {bar_mini})",
+            lambda s, a=bar_e5, b=bar_mini: rrf([[k for k in ranked(s[e5]) if s[e5][k] >= a], [k for k in ranked(s[mini]) if s[mini][k] >= b]]),
+            sets,
+        )
+    strays = {model: [max(item["sims"].values()) for item in sets[model]["off"]] for model in MODELS}
+    stats = {model: (np.mean(v), np.std(v) + 1e-9) for model, v in strays.items()}
+    print("best stray of each off-topic question: " + ", ".join(f"{m} mean {s[0]:.3f} sd {s[1]:.3f}" for m, s in stats.items()))
+    for z in (0.5, 1.0, 2.0):
+        def keep(s, z=z):
+            keys = set(s[e5]) | set(s[mini])
+            score = {k: max((s[m].get(k, 0.0) - stats[m][0]) / stats[m][1] for m in MODELS) for k in keys}
+            return [k for k in sorted(keys, key=lambda k: -score[k]) if score[k] >= z]
+        report(f"both models, the better z vs strays >= {z}", keep, sets)
+    print("\n(the stray statistics come from the same off-topic questions they are tested on: optimistic)")
+
+
+if __name__ == "__main__":
+    main()
