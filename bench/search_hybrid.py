@@ -10,7 +10,7 @@ Runs with one packaged model (--model: all-MiniLM-L6-v2, the default, or multili
 2. Index throughput: search.services.frames_embed on real frames of the synthetic database,
    in the worker's batches, embedded for real and written to the vector server.
 3. Search latency with a random 1-day filter at each size, through
-   search.selectors.search_run in hybrid, semantic and keyword mode, for English words of the
+   search.hybrid.search_run in hybrid, semantic and keyword mode, for English words of the
    corpus, short English phrases read from frames, and Chinese words. Filling the index with
    real embeddings would take hours at these sizes, so it holds synthetic vectors around real
    ones: a pool of frames (the first frame of sampled screen sessions) is embedded for real;
@@ -560,7 +560,7 @@ class Timings:
 
 def search_once(q: str, start: float, end: float, mode: str):
     from search.filters import filters_parse
-    from search.selectors import search_run
+    from search.hybrid import search_run
 
     began, began_cpu = time.perf_counter(), time.process_time()
     result = search_run(q=q, filters=filters_parse(start_time=start, end_time=end), mode=mode, limit=20, offset=0)
@@ -571,7 +571,7 @@ def cold_days_run(*, seed: int) -> list[float]:
     """The first search of each day after the vector server started: one semantic search per UTC
     day with vectors, over that day alone, so each reads one collection the server has not
     loaded yet. Returns the times (ms); afterwards every day is loaded, as in a server that has
-    run a while (the app loads the last search.selectors.WARM_DAYS days when it starts)."""
+    run a while (the app loads the last search.semantic.WARM_DAYS days when it starts)."""
     from search.embeddings import embedder_info
     from search.vectors import day_bounds_ms, days_present
 

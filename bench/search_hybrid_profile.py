@@ -23,7 +23,7 @@ if not (Path(data) / "chroma" / "server.json").exists():
         if (Path(data) / "chroma" / "server.json").exists(): break
         time.sleep(0.5)
     time.sleep(3)
-from search import selectors
+from search import hybrid, keyword, semantic
 from search.filters import Filters
 from search.embeddings import embedder_warm_up
 from bench.search_hybrid import query_kinds
@@ -45,16 +45,21 @@ def wrap(name, f):
         finally:
             with lock: spans[name] += (time.perf_counter() - t) * 1000
     return inner
-for name in ("search_keyword", "semantic_plan", "semantic_fetch", "semantic_finish", "_frames_admitted", "_hits"):
-    setattr(selectors, name, wrap(name, getattr(selectors, name)))
-import search.selectors as S
-orig_dq = S.day_query
+# Each part is wrapped in the modules whose code calls it (where the name is looked up).
+PARTS = {
+    "search_keyword": [hybrid], "semantic_plan": [hybrid], "semantic_fetch": [semantic], "semantic_finish": [hybrid],
+    "_frames_admitted": [semantic], "hits_load": [hybrid, keyword],
+}
+for name, modules in PARTS.items():
+    for module in modules:
+        setattr(module, name, wrap(name, getattr(module, name)))
+orig_dq = semantic.day_query
 dq_calls = []
 def dq(**kw):
     t = time.perf_counter(); r = orig_dq(**kw)
     with lock: dq_calls.append(((time.perf_counter() - t) * 1000, kw["n"], len(kw["frame_ids"] or []) if kw.get("frame_ids") is not None else -1))
     return r
-S.day_query = dq
+semantic.day_query = dq
 def pct(xs, p): xs = sorted(xs); return xs[min(len(xs) - 1, int(round(p * (len(xs) - 1))))]
 for rnd in range(2):
     kinds = query_kinds(n=nq, t0=t0, top=top, seed=seed + 20, corpus_seed=seed)
@@ -64,13 +69,13 @@ for rnd in range(2):
         for q, (start, end) in zip(kind.queries, kind.ranges):
             spans.clear(); dq_calls.clear()
             t = time.perf_counter()
-            selectors.search_run(q=q, filters=Filters(start_time=start, end_time=end), mode="hybrid", limit=20, offset=0)
+            hybrid.search_run(q=q, filters=Filters(start_time=start, end_time=end), mode="hybrid", limit=20, offset=0)
             total = (time.perf_counter() - t) * 1000
             rows.append((total, dict(spans), list(dq_calls), kind.label, q))
     totals = [r[0] for r in rows]
     print(f"round {rnd}: hybrid over {len(rows)} English queries: p50 {statistics.median(totals):.1f} p95 {pct(totals, .95):.1f} max {max(totals):.1f}")
     slow = sorted(rows, key=lambda r: -r[0])[:max(5, len(rows) // 20)]
-    for name in ("search_keyword", "semantic_plan", "semantic_fetch", "semantic_finish", "_frames_admitted", "_hits"):
+    for name in PARTS:
         all_ = [r[1].get(name, 0) for r in rows]; sl = [r[1].get(name, 0) for r in slow]
         print(f"  {name:16s} all p50 {statistics.median(all_):6.1f} p95 {pct(all_, .95):6.1f} | slowest 5%: mean {statistics.mean(sl):6.1f}")
     for total, sp, calls, label, q in slow[:8]:

@@ -13,7 +13,7 @@ checked at start (bench.quality.queries.labels_check) and any problem is printed
 Everything after the screenshot is the app's own pipeline, in a fresh database in a temporary
 MYRECALL_DATA_DIR: frames.services.frame_ingest, the real OCR (frames.services.frame_ocr_run;
 the keyword index follows through frame_text_ready), search.services.frames_embed into the
-vector index, then every query in every mode through search.selectors.search_run, as the API
+vector index, then every query in every mode through search.hybrid.search_run, as the API
 runs it. The screens are read once; each packaged model (--models) then embeds them into its own
 vectors and answers every query, and a table compares the models at the end, with the goals
 of issue 14 for the multilingual one. For a model that embeds queries and passages apart
@@ -178,7 +178,7 @@ def embed_all(run: Pipeline, model: str) -> None:
 
 def queries_run(queries: list[Query], run: Pipeline, start_time: float, end_time: float) -> dict[tuple[int, str], Outcome]:
     from search.filters import Filters
-    from search.selectors import search_run
+    from search.hybrid import search_run
 
     key_of = {frame_id: key for key, frame_id in run.frame_of.items()}
     filters = Filters(start_time=start_time, end_time=end_time)
@@ -214,7 +214,7 @@ def threshold_sweep(queries: list[Query], run: Pipeline, start_time: float, end_
     from django.test import override_settings
 
     from search.filters import Filters
-    from search.selectors import semantic_ranked
+    from search.semantic import semantic_ranked
 
     key_of = {frame_id: key for key, frame_id in run.frame_of.items()}
     filters = Filters(start_time=start_time, end_time=end_time)
@@ -351,11 +351,12 @@ def report_print(queries: list[Query], outcomes, figures: dict, run: Pipeline, e
 def asymmetry_whatif(queries: list[Query], run: Pipeline, start_time: float, end_time: float) -> dict:
     """Search by meaning with each query embedded as a passage instead of as a query (what the
     query/passage asymmetry is worth for a model trained with both): recall@K and MRR per group."""
-    from search import selectors
+    from search import semantic
     from search.embeddings import embed_texts
+    from search.hybrid import search_run
 
-    original = selectors.embed_query
-    selectors.embed_query = lambda text: embed_texts([text])[0]
+    original = semantic.embed_query
+    semantic.embed_query = lambda text: embed_texts([text])[0]
     try:
         outcomes = {}
         key_of = {frame_id: key for key, frame_id in run.frame_of.items()}
@@ -363,13 +364,13 @@ def asymmetry_whatif(queries: list[Query], run: Pipeline, start_time: float, end
 
         filters = Filters(start_time=start_time, end_time=end_time)
         for index, query in enumerate(queries):
-            result = selectors.search_run(q=query.q, filters=filters, mode="semantic", limit=K, offset=0)
+            result = search_run(q=query.q, filters=filters, mode="semantic", limit=K, offset=0)
             top = [key_of.get(hit.frame_id, "?") for hit in result.hits[:K]]
             rank = next((i + 1 for i, key in enumerate(top) if key in query.answers), None)
             for mode in MODES:  # figures_of reads every mode; only semantic is meant here
                 outcomes[(index, mode)] = Outcome(rank=rank, top=top, degraded=result.degraded, ms=0.0)
     finally:
-        selectors.embed_query = original
+        semantic.embed_query = original
     return figures_of(queries, outcomes)
 
 

@@ -3,8 +3,8 @@ from ninja import Router
 
 from myrecall.schemas import responses
 from myrecall.tools import route_add
-from search import selectors
 from search.schemas import StatusOut
+from search.status import index_status
 from search.tools import SEARCH
 
 router = Router(tags=["search"])
@@ -18,4 +18,4 @@ def status(request: HttpRequest):
     index the oldest frame not yet searchable through it (and how long it has waited); the
     embedding model, the vector backend and whether it answers; each device heard from in the
     last day, with when its last frame was taken and its capture client's latest report."""
-    return selectors.index_status()
+    return index_status()

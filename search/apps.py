@@ -11,7 +11,7 @@ class SearchConfig(AppConfig):
         from search.embeddings import embedder_load_async
         from myrecall.sidecars import Sidecar, sidecar_register
         from frames.timeline import timeline_notice_register
-        from search.selectors import index_lag_notice, index_layout_note, vectors_note
+        from search.status import index_lag_notice, index_layout_note, vectors_note
         from search.vectors import vector_server_answering, vector_server_command
         from myrecall.archive import memory_restored
         from search.services import (

@@ -2,7 +2,7 @@
 a browse, a page or a chat is narrowed by. `Filters` turns them into the SQL of the keyword
 index and the ORM query of the chat's sampling, and `filters_parse` reads them from a request
 in one place. A vector query is filtered by the frames `sql()` admits (their ids inside the
-query, see search.selectors.semantic_ranked), so windows and URLs mean there what they mean
+query, see search.semantic.semantic_ranked), so windows and URLs mean there what they mean
 everywhere, and Chroma's own metadata filter, which cost 480 ms for a 1-day range at 1M
 entries here, is not used.
 

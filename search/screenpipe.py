@@ -35,9 +35,9 @@ from myrecall.errors import ApplicationError, NotFound
 from myrecall.middleware import cross_origin_readable
 from myrecall.schemas import ErrorOut
 from myrecall.timezones import instant_parse
-from search import selectors
 from search import views as search_views
 from search.filters import filters_parse
+from search.hybrid import search_run
 from search.screenpipe_schemas import (
     ActivitySummaryOut,
     FrameContextOut,
@@ -167,7 +167,7 @@ def search(request: HttpRequest, params: Query[SearchParams]):
     if kind in UNCAPTURED_KINDS:
         return {"data": [], "pagination": {"limit": limit, "offset": offset, "total": 0}}
     beyond = limit == 0 or offset > MAX_OFFSET  # only the total is wanted, or none of the hits exist
-    result = selectors.search_run(
+    result = search_run(
         q=params.q or "", filters=filters, limit=1 if beyond else limit, offset=0 if beyond else offset
     )
     hits = [] if beyond else result.hits

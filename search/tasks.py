@@ -5,8 +5,8 @@ from django_tasks import task
 
 from myrecall import priorities
 from search.embeddings import EmbeddingError, embedder_warm_up
+from search.semantic import vectors_warm
 from search.services import EMBED_BATCH_FRAMES_WORKER, frames_vectors_requeue, vectors_embed_enqueue, vectors_embed_pending
-from search.selectors import vectors_warm
 from search.vectors import VectorError
 
 logger = logging.getLogger(__name__)

@@ -11,8 +11,8 @@ from frames.tools import frame_url
 from myrecall.inputs import EPOCH_MAX, EPOCH_MIN, InputSchema, NullableTextBool
 from myrecall.timezones import local_time
 from myrecall.tools import INSTANT, Context, TimezoneName, Tool
-from search import selectors
 from search.filters import filters_parse
+from search.hybrid import search_run
 from search.schemas import SearchOut
 from search.snippets import snippet_text
 
@@ -62,7 +62,7 @@ def search(params: SearchParams, context: Context) -> dict:
         min_length=params.min_length,
         max_length=params.max_length,
     )
-    result = selectors.search_run(q=params.q, filters=filters, mode=mode, limit=params.limit, offset=params.offset)
+    result = search_run(q=params.q, filters=filters, mode=mode, limit=params.limit, offset=params.offset)
     return {
         "data": [
             {

@@ -19,7 +19,7 @@ entry, id "<frame_id>:<chunk>", with metadata frame_id, ts (epoch ms), focused (
 and chunk: numbers only, so no text of a screen (not even its app's name) lands in Chroma's
 files, where a deletion could not erase it (its database keeps what it frees, its log what was
 added). A query filters inside the index by frame id only (the frames the SQL filters chose,
-see search.selectors.semantic_ranked): Chroma's metadata index is one
+see search.semantic.semantic_ranked): Chroma's metadata index is one
 for all collections, so a time or app condition there costs by what it matches in the whole
 index (a 1-day `ts` range: 480 ms p50 at 1M entries here), while `frame_id $in` costs by the
 ids given (2,000: 17 ms). No text is stored in Chroma: the database is the source of truth

@@ -13,8 +13,8 @@ from frames.timeline import app_color
 from frames.views import bad_request
 from myrecall.errors import ApplicationError
 from myrecall.timezones import local_time, request_timezone
-from search import selectors
 from search.filters import filters_parse
+from search.hybrid import MODES, search_run
 from search.snippets import snippet_html
 
 PAGE_SIZE = 20
@@ -56,7 +56,7 @@ def search_page(request: HttpRequest):
     q = request.GET.get("q", "").strip()
     app = request.GET.get("app", "").strip()
     mode = request.GET.get("mode", "").strip() or settings.SEARCH_MODE
-    if mode not in selectors.MODES:
+    if mode not in MODES:
         return bad_request(request, f"Unknown search mode {mode!r}: use hybrid, keyword or semantic.")
     try:
         start, end = _range(request, zone)
@@ -72,7 +72,7 @@ def search_page(request: HttpRequest):
     hits, total = [], 0
     try:
         filters = filters_parse(start_time=start, end_time=end, app_name=app)
-        result = selectors.search_run(q=q, filters=filters, mode=mode, limit=PAGE_SIZE, offset=(page - 1) * PAGE_SIZE)
+        result = search_run(q=q, filters=filters, mode=mode, limit=PAGE_SIZE, offset=(page - 1) * PAGE_SIZE)
         hits, total, degraded = result.hits, result.total, result.degraded or ""
     except ApplicationError as exc:
         message = exc.message

@@ -27,7 +27,8 @@ from search.embeddings import (
     text_chunks,
 )
 from search.filters import Filters
-from search.selectors import index_lag_notice, index_status, search_run, vectors_note
+from search.hybrid import search_run
+from search.status import index_lag_notice, index_status, vectors_note
 from tests.conftest import post_frame, render_text_image
 from tests.search.test_semantic import SCREENS, T0, frame_add, vectors  # noqa: F401 (a fixture)
 

@@ -143,7 +143,7 @@ def test_index_row_is_the_current_layout():
 
 
 def test_the_worker_says_when_weeks_need_a_reindex(layout_1_partition):
-    from search.selectors import index_layout_note
+    from search.status import index_layout_note
 
     assert "1 week(s) in an older layout" in index_layout_note()
     reindex("--fts")

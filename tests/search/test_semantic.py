@@ -17,11 +17,11 @@ from django_tasks_db.models import DBTaskResult
 from frames.models import Frame, OcrResult, OcrStatus
 from frames.signals import frame_text_ready
 from myrecall import priorities
-from search import selectors, services, tasks
+from search import semantic, services, tasks
 from search.embeddings import EmbeddingError
 from search.filters import Filters
+from search.hybrid import hybrid_fuse, search_run
 from search.models import FrameVectors, VectorStatus
-from search.selectors import hybrid_fuse, search_run
 from search.vectors import vectors_dir, vectors_release
 
 T0 = datetime(2026, 11, 20, 22, 0, tzinfo=dt_timezone.utc).timestamp()  # two hours before a UTC midnight
@@ -116,12 +116,12 @@ def test_filters_apply_inside_the_vector_query(screens, monkeypatch):
     # to the admitted frames, or a read too shallow that goes on by ids.
     by_ids = found("weather tomorrow", app_name="firefox", end_time=T0 + 3600)
     assert by_ids[0] == screens[4]
-    monkeypatch.setattr(selectors, "VECTOR_IDS_MAX", 0)
+    monkeypatch.setattr(semantic, "VECTOR_IDS_MAX", 0)
     assert found("weather tomorrow", app_name="firefox", end_time=T0 + 3600) == by_ids
-    monkeypatch.setattr(selectors, "OVERFETCH_MAX", 1)
+    monkeypatch.setattr(semantic, "OVERFETCH_MAX", 1)
     assert found("weather tomorrow", app_name="firefox", end_time=T0 + 3600) == by_ids
     # With no read by ids left, what the shallow read admitted comes back, still in order.
-    monkeypatch.setattr(selectors, "VECTOR_IDS_EXACT", 0)
+    monkeypatch.setattr(semantic, "VECTOR_IDS_EXACT", 0)
     shallow = found("weather tomorrow", app_name="firefox", end_time=T0 + 3600)
     assert shallow == by_ids[: len(shallow)]
 
@@ -155,7 +155,7 @@ def test_a_range_over_two_days_gives_the_exact_nearest_frames_however_little_of_
         best: dict[int, float] = {}
         with connection.cursor() as cursor:
             for day in {day_of(int(filters.start_ms)), day_of(int(filters.end_ms))}:
-                admitted = set(selectors._ids(cursor, filters))
+                admitted = set(semantic._ids(cursor, filters))
                 for hit in day_query(embedder_key=key, day=day, embedding=embedding, n=10_000).hits:
                     if hit.frame_id in admitted and hit.distance < best.get(hit.frame_id, 9.0):
                         best[hit.frame_id] = hit.distance
@@ -172,9 +172,9 @@ def test_a_range_over_two_days_gives_the_exact_nearest_frames_however_little_of_
     ]
     # As planned, then with first reads far too shallow for these small days, so that they must
     # go deeper (or stop because what they left unread is farther than the n found elsewhere).
-    for entries_per_frame, margin in ((selectors.ENTRIES_PER_FRAME, selectors.FIRST_READ_MARGIN), (1, 0.05)):
-        monkeypatch.setattr(selectors, "ENTRIES_PER_FRAME", entries_per_frame)
-        monkeypatch.setattr(selectors, "FIRST_READ_MARGIN", margin)
+    for entries_per_frame, margin in ((semantic.ENTRIES_PER_FRAME, semantic.FIRST_READ_MARGIN), (1, 0.05)):
+        monkeypatch.setattr(semantic, "ENTRIES_PER_FRAME", entries_per_frame)
+        monkeypatch.setattr(semantic, "FIRST_READ_MARGIN", margin)
         ranges_check(ranges, every_entry)
 
 
@@ -184,7 +184,7 @@ def ranges_check(ranges, every_entry):
         found_any = 0
         for q in ("a bill from the dental practice", "storm forecast", "boarding pass"):
             for n in (1, 3, 10, 40):
-                got = selectors.semantic_ranked(q=q, filters=filters, n=n)
+                got = semantic.semantic_ranked(q=q, filters=filters, n=n)
                 want = every_entry(q, filters, n)
                 assert [frame_id for frame_id, _ in got] == [frame_id for frame_id, _ in want], (start, end, more, q, n)
                 assert all(abs(a[1] - b[1]) < 1e-6 for a, b in zip(got, want))
@@ -198,9 +198,9 @@ def test_many_searches_at_once_all_finish(screens):
     threads must not wait on each other for ever (a fetch queued in the pool of the reads it
     waits for hung the web server at four searches at once)."""
     filters = Filters(start_time=T0 - 60, end_time=T0 + 86400)  # two days: two reads per fetch
-    plans = [selectors.semantic_plan(q=f"question {i} about an invoice", filters=filters, n=10) for i in range(16)]
+    plans = [semantic.semantic_plan(q=f"question {i} about an invoice", filters=filters, n=10) for i in range(16)]
     assert all(len(plan.reads) == 2 for plan in plans)
-    fetching = [selectors.semantic_fetch_async(plan) for plan in plans]
+    fetching = [semantic.semantic_fetch_async(plan) for plan in plans]
     fetched = [future.result(timeout=60) for future in fetching]
     assert all(len(result.found) == 2 for result in fetched)
 
@@ -225,7 +225,7 @@ def test_search_fails_open_when_the_embedder_raises(screens, monkeypatch, api):
     def broken(text):
         raise EmbeddingError("the embeddings endpoint does not answer")
 
-    monkeypatch.setattr(selectors, "embed_query", broken)
+    monkeypatch.setattr(semantic, "embed_query", broken)
     body = api.get("/api/v1/search", {"q": "Rechnung", "start_time": T0 - 60, "end_time": T0 + 86400}).json()
     assert body["degraded"] == "the embeddings endpoint does not answer"
     assert [item["content"]["frame_id"] for item in body["data"]] == [screens[0]]
@@ -297,14 +297,14 @@ def test_status_reports_both_indexes_and_their_lag(screens, api):
     assert status["frames"] == {"total": len(SCREENS) + 1, "ocr": {"pending": 0, "done": len(SCREENS) + 1, "failed": 0}}
     assert status["keyword"]["rows"] == len(SCREENS) + 1 and status["keyword"]["oldest_unsearchable"] is None
     assert status["keyword"]["waiting"] == {"frames": 0, "oldest_wait_s": None}
-    semantic = status["semantic"]
-    assert semantic["healthy"] is True and semantic["problem"] is None
-    assert semantic["vectors"] == len(SCREENS)
-    assert semantic["frames"] == {"pending": 1, "done": len(SCREENS), "failed": 0, "never": 0, "of_model": len(SCREENS), "other_model": 0}
-    assert semantic["oldest_unsearchable"]["frame_id"] == Frame.objects.order_by("-id").first().id
-    assert semantic["waiting"]["frames"] == 1 and 0 <= semantic["waiting"]["oldest_wait_s"] < 3600
-    assert semantic["embedder"]["model"] == "all-MiniLM-L6-v2" and semantic["embedder"]["dimensions"] == 384
-    assert semantic["backend"].startswith("chroma files")
+    meaning = status["semantic"]
+    assert meaning["healthy"] is True and meaning["problem"] is None
+    assert meaning["vectors"] == len(SCREENS)
+    assert meaning["frames"] == {"pending": 1, "done": len(SCREENS), "failed": 0, "never": 0, "of_model": len(SCREENS), "other_model": 0}
+    assert meaning["oldest_unsearchable"]["frame_id"] == Frame.objects.order_by("-id").first().id
+    assert meaning["waiting"]["frames"] == 1 and 0 <= meaning["waiting"]["oldest_wait_s"] < 3600
+    assert meaning["embedder"]["model"] == "all-MiniLM-L6-v2" and meaning["embedder"]["dimensions"] == 384
+    assert meaning["backend"].startswith("chroma files")
 
 
 def test_the_summary_finds_what_the_question_is_about_by_meaning_too(screens):
@@ -323,7 +323,7 @@ def test_the_summary_finds_what_the_question_is_about_by_meaning_too(screens):
 
 
 def test_the_timeline_says_when_indexing_lags(vectors, client, django_user_model):
-    from search.selectors import LAG_NOTICE_S
+    from search.status import LAG_NOTICE_S
 
     user = django_user_model.objects.create_user("u", password="p")
     client.force_login(user)

@@ -6,7 +6,6 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
-from search.selectors import index_periods
 from django.conf import settings
 
 from search.embeddings import EmbeddingError, embedder_info
@@ -19,6 +18,7 @@ from search.services import (
     vectors_embed_pending,
     vectors_rebuild_mark,
 )
+from search.status import index_periods
 from search.vectors import VectorError
 
 # A vector rebuild under way: its range, so that a run after an interruption goes on rather than starts over.

@@ -1,0 +1,291 @@
+"""Search by meaning: the frames of a range nearest to a query in meaning, read from the
+vector index (search.vectors) with the query embedded by search.embeddings.
+
+Exports:
+- semantic_ranked(q=, filters=, n=): the n nearest frames as (frame_id, cosine distance).
+- semantic_plan, semantic_fetch, semantic_fetch_async, semantic_finish (and SemanticPlan,
+  SemanticFetched): the same in three steps, so that search.hybrid runs the keyword side while
+  the vector index answers: the plan reads the database, the fetch only the vector index.
+- semantic_total(filters, found): how many frames of the range are matches at some distance.
+- vectors_warm, WARM_DAYS: have the index load the recent days' collections.
+- The cost model of how each day's collection is read (ENTRIES_PER_FRAME, OPEN_COST_MS,
+  IDS_COST_MS and their growth, VECTOR_IDS_MAX, VECTOR_IDS_EXACT, OVERFETCH_MAX,
+  FIRST_READ_MARGIN; see semantic_plan and semantic_finish).
+"""
+
+import heapq
+import math
+import time
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+from django.db import connection
+
+from search.embeddings import (
+    EmbeddingError,
+    embed_query,
+    embedder_info,
+    embedder_load_async,
+    embedder_ready,
+    semantic_max_distance,
+)
+from search.filters import TEXT_JOIN, Filters
+from search.vectors import DayHits, VectorHit, day_bounds_ms, day_of, day_query, days_present
+
+# How semantic_ranked reads a day's collection. Entries read per frame wanted: a screen's text is
+# 4.6 chunks on average (128-token chunks of real screens), and chunks of one frame near the
+# query come together.
+ENTRIES_PER_FRAME = 4
+# Measured over the vector server's HTTP API on a day of 3,300 frames (15k entries): the nearest
+# k entries (ids and distances) cost about 2 + 0.0035*k ms; a search among m frames by id
+# (frame_id $in) about 7 + 0.011*m ms whatever k. A partly kept day is read the cheaper way.
+OPEN_COST_MS = (2.0, 0.0035)
+IDS_COST_MS = (7.0, 0.011)
+# The search by id reads Chroma's metadata table, which is one for the whole index: with 1M
+# frames (4.6M entries) it cost about 90 ms whether for 50 ids or 300 (at 100k: 7 + 0.011*m), so
+# its cost is grown by (frames / IDS_COST_FRAMES) ** IDS_COST_GROWTH. A short over-fetched day
+# is read again by id only when that is estimated under IDS_FALLBACK_MAX_MS.
+IDS_COST_FRAMES = 100_000
+IDS_COST_GROWTH = 1.1
+IDS_FALLBACK_MAX_MS = 60.0
+VECTOR_IDS_MAX = 2000
+VECTOR_IDS_EXACT = 8000
+OVERFETCH_MAX = 16_000
+# A partly kept day's first read is sized for this many times its share of the n nearest frames.
+FIRST_READ_MARGIN = 2.0
+
+
+def semantic_total(filters: Filters, found: int) -> int:
+    """Every frame of the range that has vectors is a semantic match at some distance; the
+    total is that count (at least what was found)."""
+    where, params, needs_text = filters.sql()
+    base = "FROM frames_frame f JOIN search_framevectors v ON v.frame_id = f.id" + (TEXT_JOIN if needs_text else "")
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT count(*) {base} WHERE v.chunks > 0 AND " + " AND ".join(where), params)
+        return max(cursor.fetchone()[0], found)
+
+
+def _frames_admitted(cursor, filters: Filters, frame_ids: list[int]) -> set[int]:
+    """Which of these frames the filters admit, exactly (the vector index knows times to the
+    millisecond and nothing of windows and URLs)."""
+    if not frame_ids:
+        return set()
+    where, params, needs_text = filters.sql()
+    cursor.execute(
+        "SELECT f.id FROM frames_frame f" + (TEXT_JOIN if needs_text else "")
+        + f" WHERE f.id IN ({', '.join(['%s'] * len(frame_ids))}) AND " + " AND ".join(where),
+        [*frame_ids, *params],
+    )
+    return {row[0] for row in cursor.fetchall()}
+
+
+def _cost(model: tuple[float, float], size: int) -> float:
+    return model[0] + model[1] * size
+
+
+def _nth_distance(best: dict[int, float], n: int) -> float:
+    """The distance of the n-th nearest frame found so far (infinite while fewer are found)."""
+    return heapq.nsmallest(n, best.values())[-1] if len(best) >= n else math.inf
+
+
+def _merge(best: dict[int, float], hits: list[VectorHit]) -> None:
+    for hit in hits:
+        if hit.distance < best.get(hit.frame_id, 9.0):
+            best[hit.frame_id] = hit.distance
+
+
+@dataclass
+class _DayRead:
+    """How one day's collection is read first (see semantic_ranked)."""
+
+    day: int
+    filters: Filters  # the query's filters, cut to the day
+    kept: int  # frames of the day the filters keep
+    frame_ids: list[int] | None  # search among these frames alone
+    fetch: int  # entries to read
+    admit: bool  # keep only the frames the filters admit (an over-fetched read)
+
+
+@dataclass
+class SemanticPlan:
+    """The database's part of a search by meaning, done before the vector index is asked:
+    which day collections to read and how. `semantic_fetch` needs no database (it can run in
+    another thread while the keyword side runs), `semantic_finish` checks what came back."""
+
+    q: str
+    n: int
+    key: str
+    reads: list[_DayRead] = field(default_factory=list)
+    ids_cost: tuple[float, float] = IDS_COST_MS  # grown with the index's size
+
+
+def semantic_plan(*, q: str, filters: Filters, n: int) -> SemanticPlan:
+    """Which days of the range hold vectors and how each is read. Raises EmbeddingError while
+    the model loads, VectorError when the index cannot answer.
+
+    The index has one collection per UTC day; the SQL filters decide which frames count, the
+    same as for keyword search. For each day of the range:
+    - the filters keep the whole day: its collection is searched whole;
+    - else, the cheaper of two reads (by the measured costs OPEN_COST_MS and IDS_COST_MS, the
+      latter grown with the index's size):
+      the search on the kept frames alone (at most VECTOR_IDS_MAX, their ids inside the vector
+      query), or the day's nearest entries, keeping the admitted ones (semantic_finish). An
+      over-fetched read is sized for the day's share of the n nearest frames (its frames kept
+      over those kept in the whole range, times FIRST_READ_MARGIN): a day the range keeps a
+      sliver of is read shallow, and read deeper only if the other days leave room for it.
+    Chroma's own time filter is never used: its metadata index spans every collection and cost
+    480 ms p50 for a 1-day range at 1M entries here."""
+    if not embedder_ready():
+        embedder_load_async()
+        raise EmbeddingError("the embedding model is still loading; try again in a few seconds")
+    key = embedder_info().key
+    plan = SemanticPlan(q=q, n=n, key=key)
+    first_day, last_day = day_of(filters.start_ms), day_of(filters.end_ms)
+    present = days_present(embedder_key=key, expect_day=min(last_day, day_of(int(time.time() * 1000))))
+    entries_wanted = n * ENTRIES_PER_FRAME
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT max(id) FROM frames_frame")  # about the frames indexed, at no cost
+        frames = cursor.fetchone()[0] or 0
+        growth = max(1.0, frames / IDS_COST_FRAMES) ** IDS_COST_GROWTH
+        plan.ids_cost = (IDS_COST_MS[0] * growth, IDS_COST_MS[1] * growth)
+        days = []  # (day, its filters, frames kept, frames in the day)
+        for day in sorted((day for day in present if first_day <= day <= last_day), reverse=True):
+            day_lo, day_hi = day_bounds_ms(day)
+            day_filters = filters.with_range(max(filters.start_time, day_lo / 1000), min(filters.end_time, day_hi / 1000))
+            kept = _count(cursor, day_filters)
+            if kept:
+                in_day = _count(cursor, Filters(start_time=day_lo / 1000, end_time=day_hi / 1000, end_inclusive=False))
+                days.append((day, day_filters, kept, in_day))
+        total_kept = sum(kept for _, _, kept, _ in days)
+        for day, day_filters, kept, in_day in days:
+            read = _DayRead(day=day, filters=day_filters, kept=kept, frame_ids=None, fetch=entries_wanted, admit=False)
+            # Over-fetched: the day's share of the n nearest frames (n * kept / total_kept, with a
+            # margin), reading in_day / kept entries for each admitted one; never more than all n.
+            share = min(FIRST_READ_MARGIN * kept / total_kept, 1.0)
+            fetch = min(math.ceil(entries_wanted * share * in_day / kept), OVERFETCH_MAX)
+            if kept >= in_day and not filters.narrowed():
+                pass  # the whole day
+            elif kept <= VECTOR_IDS_MAX and _cost(plan.ids_cost, kept) < _cost(OPEN_COST_MS, fetch):
+                read.frame_ids = _ids(cursor, day_filters)
+            else:
+                read.fetch, read.admit = fetch, True
+            plan.reads.append(read)
+    return plan
+
+
+# Vector reads of several days at once (the index answers over HTTP: threads wait, not compute).
+# A read never waits on another job, so this pool cannot deadlock; the fetches that wait on these
+# reads run in a pool of their own (a fetch inside this pool, waiting on reads queued behind it,
+# hung the web server once four searches ran at once).
+_reads_pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="vector-read")
+_fetch_pool = ThreadPoolExecutor(max_workers=8, thread_name_prefix="vector-fetch")
+
+
+def semantic_fetch_async(plan: "SemanticPlan") -> Future:
+    """semantic_fetch in the background (search_run runs the keyword side meanwhile)."""
+    return _fetch_pool.submit(semantic_fetch, plan)
+
+
+@dataclass
+class SemanticFetched:
+    embedding: list[float]
+    found: list[DayHits]  # one per plan.reads, in order
+
+
+def semantic_fetch(plan: SemanticPlan) -> SemanticFetched:
+    """The query's embedding and the first read of every planned day, the days at once. Touches
+    no database. Raises EmbeddingError or VectorError."""
+    if not plan.reads:
+        return SemanticFetched(embedding=[], found=[])
+    embedding = embed_query(plan.q)
+    jobs = [
+        _reads_pool.submit(day_query, embedder_key=plan.key, day=read.day, embedding=embedding, n=read.fetch, frame_ids=read.frame_ids)
+        for read in plan.reads
+    ]
+    return SemanticFetched(embedding=embedding, found=[job.result() for job in jobs])
+
+
+def semantic_finish(plan: SemanticPlan, fetched: SemanticFetched) -> list[tuple[int, float]]:
+    """The n nearest frames from what was read, as (frame_id, cosine distance), nearest first,
+    none farther than semantic_max_distance(). An over-fetched day keeps the frames the
+    filters admit. A day read short (not to its end) is read deeper only while what it left
+    unread could still count: its unread entries are all farther than the farthest it read, so
+    they matter only when that is nearer than the n-th nearest frame found over every day (and
+    than the cutoff). Deeper is the cheaper by measured cost of 4x as many entries (up to
+    OVERFETCH_MAX) or, for an over-fetched day that keeps at most VECTOR_IDS_EXACT frames, a
+    search among the kept frames by id (within IDS_FALLBACK_MAX_MS once OVERFETCH_MAX is read).
+    What it returns is exact (the nearest admitted frames, in order); only a day that keeps more
+    than VECTOR_IDS_EXACT frames, none of them among its OVERFETCH_MAX nearest entries, can give
+    fewer than n."""
+    cutoff = semantic_max_distance()
+    n = plan.n
+    best: dict[int, float] = {}
+    short = []  # (read, farthest distance read) of the days not read to their end
+    with connection.cursor() as cursor:
+
+        def admitted(found: DayHits, filters: Filters, admit: bool) -> list[VectorHit]:
+            if not admit:
+                return found.hits
+            keep = _frames_admitted(cursor, filters, [hit.frame_id for hit in found.hits])
+            return [hit for hit in found.hits if hit.frame_id in keep]
+
+        for read, found in zip(plan.reads, fetched.found):
+            _merge(best, admitted(found, read.filters, read.admit))
+            if not found.exhausted:
+                short.append((read, found.farthest))
+        for read, farthest in short:
+            fetch, frame_ids, admit = read.fetch, read.frame_ids, read.admit
+            while farthest <= cutoff and farthest < _nth_distance(best, n):
+                by_ids = admit and read.kept <= VECTOR_IDS_EXACT
+                ids_cost = _cost(plan.ids_cost, read.kept)
+                if by_ids and (ids_cost < _cost(OPEN_COST_MS, fetch * 4) if fetch < OVERFETCH_MAX else ids_cost <= IDS_FALLBACK_MAX_MS):
+                    frame_ids, admit, fetch = _ids(cursor, read.filters), False, n * ENTRIES_PER_FRAME
+                elif fetch < OVERFETCH_MAX:
+                    fetch = min(fetch * 4, OVERFETCH_MAX)
+                else:
+                    break
+                found = day_query(embedder_key=plan.key, day=read.day, embedding=fetched.embedding, n=fetch, frame_ids=frame_ids)
+                _merge(best, admitted(found, read.filters, admit))
+                if found.exhausted:
+                    break
+                farthest = found.farthest
+    ranked = sorted(best.items(), key=lambda item: (item[1], -item[0]))
+    return [(frame_id, distance) for frame_id, distance in ranked if distance <= cutoff][:n]
+
+
+def semantic_ranked(*, q: str, filters: Filters, n: int) -> list[tuple[int, float]]:
+    """The n frames of the range nearest to q in meaning (semantic_plan, then semantic_fetch,
+    then semantic_finish). Raises EmbeddingError or VectorError."""
+    plan = semantic_plan(q=q, filters=filters, n=n)
+    return semantic_finish(plan, semantic_fetch(plan))
+
+
+def _count(cursor, filters: Filters) -> int:
+    where, params, needs_text = filters.sql()
+    cursor.execute("SELECT count(*) FROM frames_frame f" + (TEXT_JOIN if needs_text else "") + " WHERE " + " AND ".join(where), params)
+    return cursor.fetchone()[0]
+
+
+def _ids(cursor, filters: Filters) -> list[int]:
+    where, params, needs_text = filters.sql()
+    cursor.execute("SELECT f.id FROM frames_frame f" + (TEXT_JOIN if needs_text else "") + " WHERE " + " AND ".join(where), params)
+    return [row[0] for row in cursor.fetchall()]
+
+
+# The days whose vector collections a web server has the index load when it starts.
+WARM_DAYS = 7
+
+
+def vectors_warm(*, days: int = WARM_DAYS) -> int:
+    """Have the vector index load the collections of the last `days` days that hold vectors: the
+    first search of a day after the index starts reads its collection from disk (bench/
+    search_hybrid.py measures it), and recent days are what people search most. Returns how
+    many it read."""
+    key = embedder_info().key
+    present = days_present(embedder_key=key, expect_day=day_of(int(time.time() * 1000)))
+    if not present:
+        return 0
+    embedding = embed_query("what was on my screen")
+    for day in present[-days:]:
+        day_query(embedder_key=key, day=day, embedding=embedding, n=1)
+    return len(present[-days:])
