@@ -14,7 +14,10 @@ Rules:
   distribution over the set (mean/sd, or median/MAD);
 - both models: reciprocal-rank fusion of both models' lists, each with its own bar;
 - z vs strays: each model's similarity measured against the best strays of off-topic
-  questions (mean and sd), the better of the two models.
+  questions (mean and sd), the better of the two models;
+- script-centred: a passage's similarity less the query's similarity to the mean passage of
+  the passage's script (Chinese or Latin), computable at query time from the stored vectors:
+  it removes the pull of a query's own language.
 
     .venv/bin/python bench/search_quality.py --keep          # prints: kept /tmp/myrecall-bench-quality-...
     .venv/bin/python bench/semantic_relevance.py /tmp/myrecall-bench-quality-...
@@ -27,10 +30,13 @@ import sys
 import json
 from pathlib import Path
 
+import re
+
 import numpy as np
 
 REPO = Path(__file__).resolve().parent.parent
 MODELS = ("multilingual-e5-small", "all-MiniLM-L6-v2")
+CJK = re.compile(r"[\u3400-\u9fff]")
 FIXED = {"multilingual-e5-small": (0.78, 0.80, 0.81), "all-MiniLM-L6-v2": (0.15, 0.20, 0.25)}
 
 
@@ -54,17 +60,26 @@ def similarities(data_dir: str, model: str) -> dict:
             chunks.append(chunk)
             owners.append(by_time[round(frame.timestamp.timestamp(), 3)])
     vectors = np.array(embed_texts(chunks), dtype=np.float32)
+    # Each chunk's script (Chinese when a fifth of its letters are CJK), and each script's mean vector.
+    scripts = ["zh" if len(CJK.findall(chunk)) > 0.2 * max(1, len("".join(chunk.split()))) else "latin" for chunk in chunks]
+    means = {script: vectors[[i for i, s in enumerate(scripts) if s == script]].mean(axis=0) for script in set(scripts)}
 
-    def per_screen(q: str) -> dict[str, float]:
-        scores = vectors @ np.array(embed_query(q), dtype=np.float32)
+    def per_screen(q: str, *, centred: bool) -> dict[str, float]:
+        query = np.array(embed_query(q), dtype=np.float32)
+        scores = vectors @ query
+        if centred:  # how much nearer than the average passage in its own script
+            scores = scores - np.array([query @ means[script] for script in scripts])
         best: dict[str, float] = {}
         for key, score in zip(owners, scores):
             best[key] = max(best.get(key, -1.0), float(score))
         return best
 
+    def item(q: str, **extra) -> dict:
+        return {"q": q, **extra, "sims": per_screen(q, centred=False), "centred": per_screen(q, centred=True)}
+
     return {
-        "labelled": [{"q": query.q, "cls": query.cls, "answers": list(query.answers), "sims": per_screen(query.q)} for query in QUERIES],
-        "off": [{"q": q, "sims": per_screen(q)} for q in OFF_TOPIC],
+        "labelled": [item(query.q, cls=query.cls, answers=list(query.answers)) for query in QUERIES],
+        "off": [item(q) for q in OFF_TOPIC],
     }
 
 
@@ -72,14 +87,15 @@ def ranked(sims: dict[str, float]) -> list[str]:
     return sorted(sims, key=lambda key: -sims[key])
 
 
-def report(label: str, keep, sets: dict) -> None:
-    """keep(sims by model for one question) -> the screens returned, best first."""
+def report(label: str, keep, sets: dict, field: str = "sims") -> None:
+    """keep(sims by model for one question) -> the screens returned, best first; field "centred"
+    gives it the script-centred similarities."""
     first = sets[MODELS[0]]
     by_class: dict[str, list[bool]] = {}
     for i, item in enumerate(first["labelled"]):
-        got = keep({model: sets[model]["labelled"][i]["sims"] for model in sets})[:10]
+        got = keep({model: sets[model]["labelled"][i][field] for model in sets})[:10]
         by_class.setdefault(item["cls"], []).append(any(key in item["answers"] for key in got))
-    off = [len(keep({model: sets[model]["off"][i]["sims"] for model in sets})[:10]) for i in range(len(first["off"]))]
+    off = [len(keep({model: sets[model]["off"][i][field] for model in sets})[:10]) for i in range(len(first["off"]))]
     classes = " ".join(f"{cls} {np.mean(hits):.2f}" for cls, hits in by_class.items())
     print(f"{label:<46} {classes} | off-topic: {np.mean(off):.2f} results, {np.mean([n > 0 for n in off]):.2f} with any")
 
@@ -100,6 +116,11 @@ def main() -> None:
 
     e5, mini = MODELS
     print("\nsemantic recall@10 per class | what off-topic questions get")
+    for model in MODELS:
+        report(f"{model} ranking alone (no bar)", lambda s, m=model: ranked(s[m]), sets)
+        report(f"{model} script-centred, ranking alone", lambda s, m=model: ranked(s[m]), sets, "centred")
+    for bar in (0.02, 0.03, 0.04):
+        report(f"{MODELS[0]} script-centred >= {bar}", lambda s, b=bar: [k for k in ranked(s[MODELS[0]]) if s[MODELS[0]][k] >= b], sets, "centred")
     for model in MODELS:
         for bar in FIXED[model]:
             report(f"{model} fixed {bar}", lambda s, m=model, b=bar: [k for k in ranked(s[m]) if s[m][k] >= b], sets)
