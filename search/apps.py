@@ -11,7 +11,7 @@ class SearchConfig(AppConfig):
         from search.embeddings import embedder_load_async
         from myrecall.sidecars import Sidecar, sidecar_register
         from frames.timeline import timeline_notice_register
-        from search.status import index_lag_notice, index_layout_note, vectors_note
+        from search.status import index_lag_notice, index_layout_note, vectors_migration_notice, vectors_note
         from search.vectors import vector_server_answering, vector_server_command
         from myrecall.archive import memory_restored
         from search.services import (
@@ -33,7 +33,9 @@ class SearchConfig(AppConfig):
         worker_startup_register(tasks.embedder_ready_line)
         worker_startup_register(tasks.vectors_lost_requeue)
         worker_startup_register(vectors_note)
+        worker_startup_register(tasks.vectors_migration_start)
         timeline_notice_register(index_lag_notice)
+        timeline_notice_register(vectors_migration_notice)
         task_abandoned_register(tasks.vectors_embed, tasks.vectors_embed_abandoned)
         web_startup_register(embedder_load_async)
         web_startup_register(tasks.vectors_warm_in_background)

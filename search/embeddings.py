@@ -1,5 +1,5 @@
 """The one module that embeds text: a model packaged with MyRecall and run on this machine
-(all-MiniLM-L6-v2 by default, or multilingual-e5-small; EMBEDDINGS_MODEL chooses), or any
+(multilingual-e5-small by default, or all-MiniLM-L6-v2; EMBEDDINGS_MODEL chooses), or any
 OpenAI-compatible `/embeddings` endpoint when EMBEDDINGS_BASE_URL is set (seed 001).
 
 Callers embed passages (`embed_texts`: what a screen says) and queries (`embed_query`) and never
@@ -83,13 +83,19 @@ E5_SMALL = BuiltinModel(
     min_similarity=0.8,  # its similarities crowd into 0.7-0.9, unrelated texts included
 )
 BUILTIN: dict[str, BuiltinModel] = {model.name: model for model in (MINILM, E5_SMALL)}
+# What an empty EMBEDDINGS_MODEL runs: it reads Chinese and about 100 languages, in a third of
+# MiniLM's memory (no torch). An install whose vectors another model wrote moves to it by itself
+# (search.services.vectors_migrate_batch).
+DEFAULT = E5_SMALL
+
+
 def _local_name() -> str:
-    """The packaged model EMBEDDINGS_MODEL names (MiniLM when empty), known or not."""
-    return settings.EMBEDDINGS_MODEL or MINILM.name
+    """The packaged model EMBEDDINGS_MODEL names (DEFAULT when empty), known or not."""
+    return settings.EMBEDDINGS_MODEL or DEFAULT.name
 
 
 def builtin_model() -> BuiltinModel | None:
-    """The packaged model EMBEDDINGS_MODEL names (MiniLM when empty); None when an endpoint embeds.
+    """The packaged model EMBEDDINGS_MODEL names (DEFAULT when empty); None when an endpoint embeds.
     Raises EmbeddingError for a name no packaged model has."""
     if _remote():
         return None

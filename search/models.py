@@ -24,7 +24,8 @@ class FrameVectors(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
-        indexes = [models.Index(fields=["status", "frame"])]
+        # The second: the frames another embedder wrote, newest first, as the move to a new one takes them.
+        indexes = [models.Index(fields=["status", "frame"]), models.Index(fields=["status", "embedder", "frame"])]
         verbose_name_plural = "frame vectors"
 
     def __str__(self) -> str:

@@ -67,11 +67,21 @@ class EmbedderOut(Schema):
     loaded: bool
 
 
+class MigrationOut(Schema):
+    model: str = Field(description="The embedding model the frames move to: the one configured now.")
+    frames_done: int = Field(description="Frames with vectors of that model (searchable by meaning).")
+    frames_total: int = Field(description="Frames with vectors of any model; the rest still have only the previous model's.")
+
+
 class SemanticStatusOut(Schema):
     vectors: int | None
     waiting: WaitingOut
     frames: dict[str, int]
     oldest_unsearchable: OldestOut | None
+    migration: MigrationOut | None = Field(
+        description="While the worker re-embeds, newest first, the frames another embedding model wrote (after the model "
+        "was changed, or an upgrade changed the default): how far it is; null when every frame has vectors of the model configured now."
+    )
     embedder: EmbedderOut
     backend: str
     healthy: bool

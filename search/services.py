@@ -312,21 +312,9 @@ def vectors_embed_pending(*, limit: int | None = None, newest_first: bool = Fals
     whose claims reach TASK_MAX_ATTEMPTS (its workers kept dying on it) fails with the reason,
     so one text that crashes the embedder cannot stall the others. An embedder or index that
     fails leaves the frames pending, with the error, for the next task."""
-    limit = limit or EMBED_BATCH_FRAMES
-    with transaction.atomic():
-        claimed = list(
-            FrameVectors.objects.select_for_update()
-            .filter(status=VectorStatus.PENDING)
-            .order_by("-frame_id" if newest_first else "frame_id")
-            .values_list("frame_id", "attempts")[:limit]
-        )
-        doomed = [frame_id for frame_id, attempts in claimed if attempts >= settings.TASK_MAX_ATTEMPTS]
-        if doomed:
-            FrameVectors.objects.filter(frame_id__in=doomed).update(
-                status=VectorStatus.FAILED, error=f"the worker stopped while embedding it {settings.TASK_MAX_ATTEMPTS} times"
-            )
-        batch = [frame_id for frame_id, attempts in claimed if attempts < settings.TASK_MAX_ATTEMPTS]
-        FrameVectors.objects.filter(frame_id__in=batch).update(attempts=F("attempts") + 1)
+    batch = _vectors_claim(
+        FrameVectors.objects.filter(status=VectorStatus.PENDING), limit=limit or EMBED_BATCH_FRAMES, newest_first=newest_first
+    )
     if not batch:
         return 0, 0
     try:
@@ -336,6 +324,82 @@ def vectors_embed_pending(*, limit: int | None = None, newest_first: bool = Fals
         raise
     # Frames deleted meanwhile have no row left to update; their claims go with them.
     return written, FrameVectors.objects.filter(status=VectorStatus.PENDING).count()
+
+
+def _vectors_claim(rows, *, limit: int, newest_first: bool) -> list[int]:
+    """Claim up to `limit` of these FrameVectors rows for embedding, counting an attempt on each;
+    rows whose claims already reached TASK_MAX_ATTEMPTS fail instead. Returns the frame ids claimed."""
+    with transaction.atomic():
+        claimed = list(
+            rows.select_for_update().order_by("-frame_id" if newest_first else "frame_id").values_list("frame_id", "attempts")[:limit]
+        )
+        doomed = [frame_id for frame_id, attempts in claimed if attempts >= settings.TASK_MAX_ATTEMPTS]
+        if doomed:
+            FrameVectors.objects.filter(frame_id__in=doomed).update(
+                status=VectorStatus.FAILED, error=f"the worker stopped while embedding it {settings.TASK_MAX_ATTEMPTS} times"
+            )
+        batch = [frame_id for frame_id, attempts in claimed if attempts < settings.TASK_MAX_ATTEMPTS]
+        FrameVectors.objects.filter(frame_id__in=batch).update(attempts=F("attempts") + 1)
+    return batch
+
+
+def _embedder_other(key: str) -> str | None:
+    """An embedder other than `key` that frames still have their only vectors from, or None. Two
+    seeks on the (status, embedder) index, however many frames there are."""
+    done = FrameVectors.objects.filter(status=VectorStatus.DONE)
+    below = done.filter(embedder__lt=key).order_by("-embedder").values_list("embedder", flat=True).first()
+    if below is not None:
+        return below
+    return done.filter(embedder__gt=key).order_by("embedder").values_list("embedder", flat=True).first()
+
+
+def vectors_migrate_batch(*, limit: int | None = None) -> tuple[int, bool]:
+    """One batch of the move of search by meaning to the embedder configured now, after the model
+    changed (EMBEDDINGS_MODEL, the endpoint, or an upgrade's new default): the newest frames whose
+    only vectors another model wrote are embedded anew, so recent days are searchable by meaning
+    first (keyword search finds every frame meanwhile). Returns (written, whether frames are left
+    to move). Once none is left, every other model's collections are dropped. Claims count
+    attempts as in vectors_embed_pending; an embedder or index that fails leaves the frames as
+    they were and raises EmbeddingError or VectorError."""
+    key = embedder_info().key
+    other = _embedder_other(key)
+    written = 0
+    if other is not None:
+        rows = FrameVectors.objects.filter(status=VectorStatus.DONE, embedder=other)
+        batch = _vectors_claim(rows, limit=limit or EMBED_BATCH_FRAMES, newest_first=True)
+        try:
+            written = frames_embed(frame_ids=batch) if batch else 0
+        except (EmbeddingError, vectors_store.VectorError) as exc:
+            rows.filter(frame_id__in=batch).update(attempts=0, error=str(exc)[:2000])
+            raise
+        other = _embedder_other(key)
+    if other is None:
+        vectors_store.embedders_drop(keep=key)
+    return written, other is not None
+
+
+def vectors_embed_next(*, limit: int) -> tuple[int, bool]:
+    """The worker's batch: the newest frames owed to the vector index (new text) or, when none
+    is owed, a batch of the move to the embedder configured now. Returns (written, whether
+    either has frames left). Raises EmbeddingError or VectorError as those do."""
+    written, pending = vectors_embed_pending(limit=limit, newest_first=True)
+    if written or pending:
+        return written, bool(pending) or _embedder_other(embedder_info().key) is not None
+    return vectors_migrate_batch(limit=limit)
+
+
+def vectors_migration_resume() -> bool:
+    """Worker start-up: when frames have only another model's vectors, queue their move to the
+    embedder configured now (with the backlog: new frames go first), going on where a stopped
+    worker left it; else drop what is left of other models' collections (a worker stopped
+    between the last batch and the drop). Returns whether frames are left to move; raises
+    VectorError when the index cannot be reached for the drop."""
+    key = embedder_info().key
+    if _embedder_other(key) is None:
+        vectors_store.embedders_drop(keep=key)
+        return False
+    vectors_embed_enqueue(priority=priorities.BACKLOG)
+    return True
 
 
 def frames_vectors_requeue() -> int:

@@ -5,7 +5,9 @@ Exports:
 - index_backlog(): the frames each index waits for, and the longest wait.
 - index_lag_notice(), LAG_NOTICE_S: the timeline's line when frames wait long to be searchable.
 - index_layout_note(), vectors_note(): the worker's start lines (old keyword index layout,
-  frames without vectors or with another model's).
+  frames without vectors).
+- vectors_migration(), vectors_migration_line(), vectors_migration_notice(): how far the move of
+  search by meaning to the embedder configured now is (the status API, the worker, the timeline).
 - vectors_unindexed_count(), vectors_other_model_count(): those frames, counted.
 - index_periods(): the keyword index's periods in a range (what `reindex --fts` goes through).
 """
@@ -84,28 +86,45 @@ def vectors_unindexed_count() -> int:
 
 def vectors_other_model_count() -> int:
     """Frames whose vectors were made by another model than the one configured now (EMBEDDINGS_MODEL
-    or the endpoint changed): search by meaning does not see them until `manage.py reindex --vectors`."""
+    or the endpoint changed, or an upgrade changed the default): search by meaning does not see
+    them until the worker has moved them to this one (search.services.vectors_migrate_batch)."""
     from search.models import FrameVectors, VectorStatus
 
     return FrameVectors.objects.filter(status=VectorStatus.DONE).exclude(embedder=embedder_info().key).count()
 
 
 def vectors_note() -> str | None:
-    """A line for the worker's start when frames predate the vector index or have vectors of
-    another model only."""
-    notes = []
+    """A line for the worker's start when frames predate the vector index."""
     if missing := vectors_unindexed_count():
-        notes.append(f"{missing} frame(s) predate the vector index and are not searchable by meaning: run `manage.py reindex --vectors`")
-    if other := vectors_other_model_count():
-        notes.append(_other_model_line(other))
-    return "\n".join(notes) or None
+        return f"{missing} frame(s) predate the vector index and are not searchable by meaning: run `manage.py reindex --vectors`"
+    return None
 
 
-def _other_model_line(count: int) -> str:
+def vectors_migration(*, other_model: int | None = None, done: int | None = None) -> dict | None:
+    """How far the move of search by meaning to the embedder configured now is, while frames
+    have vectors of another model only: {"model", "frames_done", "frames_total"} (done: frames
+    with vectors of this model; total: frames with vectors of any). None when nothing is left
+    to move. The counts can be passed when the caller has them."""
+    from search.models import FrameVectors, VectorStatus
+
+    other_model = vectors_other_model_count() if other_model is None else other_model
+    if not other_model:
+        return None
+    done = FrameVectors.objects.filter(status=VectorStatus.DONE).count() if done is None else done
+    return {"model": embedder_info().model, "frames_done": done - other_model, "frames_total": done}
+
+
+def vectors_migration_line(migration: dict) -> str:
     return (
-        f"{count} frame(s) have vectors of another embedding model than {embedder_info().model} and are not "
-        f"searchable by meaning until `manage.py reindex --vectors` (keyword search finds them meanwhile)"
+        f"Search by meaning is moving to {migration['model']}: {migration['frames_done']:,} of "
+        f"{migration['frames_total']:,} frames done (newest first); keyword search finds everything meanwhile."
     )
+
+
+def vectors_migration_notice() -> str | None:
+    """The timeline's line while search by meaning moves to the embedder configured now."""
+    migration = vectors_migration()
+    return vectors_migration_line(migration) if migration else None
 
 
 def _waited_s(since: datetime | None) -> float | None:
@@ -137,8 +156,9 @@ def index_status() -> dict:
     """What is indexed and what is not yet, for GET /api/v1/status: frames by OCR state; keyword
     index rows, the frames waiting for it (index_backlog) and the oldest frame by capture time
     not yet searchable by its words; vectors, the frames waiting for them and the oldest not yet
-    searchable by meaning; the embedder, the vector backend and whether it answers; the devices
-    heard from in the last day, with their last frame and their capture client's last report."""
+    searchable by meaning; how far the move to a newly configured embedder is; the embedder, the
+    vector backend and whether it answers; the devices heard from in the last day, with their
+    last frame and their capture client's last report."""
     from search.models import FrameVectors, VectorStatus
 
     by_state = dict(Frame.objects.values_list("ocr_status").annotate(n=Count("id")).values_list("ocr_status", "n"))
@@ -177,10 +197,12 @@ def index_status() -> dict:
             "frames": {
                 **{state: vector_states.get(state, 0) for state in VectorStatus.values},
                 "never": vectors_unindexed_count(),
-                # Of the done: with vectors of the model configured now, and of another (owed a reindex).
+                # Of the done: with vectors of the model configured now, and of another (still to move).
                 "of_model": vector_states.get(VectorStatus.DONE, 0) - other_model,
                 "other_model": other_model,
             },
+            # While frames move to the model configured now (see vectors_migration); else null.
+            "migration": vectors_migration(other_model=other_model, done=vector_states.get(VectorStatus.DONE, 0)),
             "oldest_unsearchable": _oldest(pending_vectors),
             "embedder": {"model": info.model, "endpoint": info.endpoint, "dimensions": info.dimensions, "loaded": embedder_ready()},
             "backend": backend_describe(),
@@ -213,8 +235,6 @@ def index_lag_notice() -> str | None:
         parts.append(
             f"{semantic['frames']} frame(s) are not yet searchable by meaning, the longest waiting for {duration_short(semantic['oldest_wait_s'])}"
         )
-    if other := vectors_other_model_count():
-        parts.append(_other_model_line(other))
     healthy, reason = vectors_health()
     if not healthy:
         parts.append(f"search by meaning is unavailable: {reason}")

@@ -6,7 +6,14 @@ from django_tasks import task
 from myrecall import priorities
 from search.embeddings import EmbeddingError, embedder_warm_up
 from search.semantic import vectors_warm
-from search.services import EMBED_BATCH_FRAMES_WORKER, frames_vectors_requeue, vectors_embed_enqueue, vectors_embed_pending
+from search.services import (
+    EMBED_BATCH_FRAMES_WORKER,
+    frames_vectors_requeue,
+    vectors_embed_enqueue,
+    vectors_embed_next,
+    vectors_migration_resume,
+)
+from search.status import vectors_migration, vectors_migration_line
 from search.vectors import VectorError
 
 logger = logging.getLogger(__name__)
@@ -17,16 +24,17 @@ RETRY_AFTER_S = 30
 
 @task(queue_name="embed")
 def vectors_embed() -> int:
-    """Embed a batch of the newest frames owed to the vector index; queue the next batch while
-    some are left, with the backlog (a burst that outran the worker, a restore: new text raises
-    it again). When the embedder or the index fails, the frames stay owed and are tried again later."""
+    """Embed a batch of the newest frames owed to the vector index, or when none is, a batch of
+    the move to a newly configured embedder; queue the next batch while some are left, with the
+    backlog (a burst that outran the worker, a restore, the move: new text raises it again).
+    When the embedder or the index fails, the frames stay as they were and are tried again later."""
     try:
-        written, pending = vectors_embed_pending(limit=EMBED_BATCH_FRAMES_WORKER, newest_first=True)
+        written, more = vectors_embed_next(limit=EMBED_BATCH_FRAMES_WORKER)
     except (EmbeddingError, VectorError) as exc:
         logger.warning("Embedding failed, trying again in %s s: %s", RETRY_AFTER_S, exc)
         vectors_embed_enqueue(delay_s=RETRY_AFTER_S)
         return 0
-    if pending:
+    if more:
         vectors_embed_enqueue(priority=priorities.BACKLOG)
     return written
 
@@ -42,6 +50,18 @@ def vectors_lost_requeue() -> str | None:
     if pending := frames_vectors_requeue():
         return f"{pending} frame(s) wait for the vector index; embedding them"
     return None
+
+
+def vectors_migration_start() -> str | None:
+    """Worker start-up: go on moving search by meaning to the embedder configured now, when
+    frames have only another model's vectors (after an upgrade changed the default, or the model
+    was changed), or drop the other model's leftover collections."""
+    try:
+        moving = vectors_migration_resume()
+    except VectorError as exc:
+        return f"the vectors of an earlier embedding model are not dropped yet: {exc}"
+    migration = vectors_migration() if moving else None
+    return vectors_migration_line(migration) if migration else None
 
 
 def embedder_ready_line() -> str:

@@ -268,6 +268,26 @@ def vector_server_lock() -> None:
 _SEGMENT_DIR = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 
 
+def _folders_unused_remove(db: Path) -> int:
+    """Remove the folders Chroma leaves behind when it deletes a collection (chroma-core/chroma#5259,
+    #5520): those no segment names. Safe while the files are open: the folders are listed before
+    the segments are read, and a segment is recorded before its folder is made, so a collection
+    created meanwhile keeps its folder. Returns how many were removed."""
+    meta = db / "chroma.sqlite3"
+    if not meta.exists():
+        return 0
+    folders = [folder for folder in db.iterdir() if folder.is_dir() and _SEGMENT_DIR.match(folder.name)]
+    connection = sqlite3.connect(meta, timeout=30)
+    try:
+        live = {row[0] for row in connection.execute("SELECT id FROM segments")}
+    finally:
+        connection.close()
+    unused = [folder for folder in folders if folder.name not in live]
+    for folder in unused:
+        shutil.rmtree(folder, ignore_errors=True)
+    return len(unused)
+
+
 def vectors_compact() -> tuple[int, int]:
     """Give back the disk space of deleted vectors; only while no process has the files open
     (the vector server runs it before it starts). Chroma leaves the folders of deleted
@@ -281,14 +301,9 @@ def vectors_compact() -> tuple[int, int]:
     if not meta.exists():
         return 0, 0
     before = sum(path.stat().st_size for path in db.rglob("*") if path.is_file())
+    removed = _folders_unused_remove(db)
     connection = sqlite3.connect(meta)
     try:
-        live = {row[0] for row in connection.execute("SELECT id FROM segments")}
-        removed = 0
-        for folder in db.iterdir():
-            if folder.is_dir() and _SEGMENT_DIR.match(folder.name) and folder.name not in live:
-                shutil.rmtree(folder, ignore_errors=True)
-                removed += 1
         named = connection.execute("SELECT 1 FROM embedding_metadata WHERE key = 'app' LIMIT 1").fetchone()
         if named:
             with connection:
@@ -381,6 +396,9 @@ class _ServerClient:
 
     def delete_collection(self, name: str) -> None:
         self.call(None, "delete_collection", name=name)
+
+    def folders_release(self) -> int:
+        return self.call(None, "folders_release")
 
 
 class _ServerCollection:
@@ -498,6 +516,8 @@ class VectorServer:
                 return chroma.delete_collection(**kwargs)
             if method == "heartbeat":
                 return chroma.heartbeat()
+            if method == "folders_release":
+                return _folders_unused_remove(self.db)
         elif method in self.COLLECTION_CALLS:
             found = collections.get(collection)
             if found is None:
@@ -693,6 +713,29 @@ def frames_remove(*, day: int, frame_ids: list[int]) -> int:
         return removed
 
     return _call("delete", remove, write=True)
+
+
+def embedders_drop(*, keep: str) -> int:
+    """Drop every collection of another embedder than `keep` (the vectors of a model no longer
+    configured, once every frame has vectors of the one that is), and remove their folders, which
+    Chroma leaves behind (a server of CHROMA_URL keeps its own files); returns how many went.
+    What they held in Chroma's database file is vacuumed away when the vector server next starts
+    (vectors_compact)."""
+
+    def drop(client):
+        names = {item if isinstance(item, str) else item.name for item in client.list_collections()}
+        gone = sorted(name for name in names if name.startswith("mr-") and not name.startswith(f"mr-{keep}-"))
+        for name in gone:
+            client.delete_collection(name)
+            _collections.pop((id(client), name), None)
+        _names[id(client)] = (time.monotonic(), names - set(gone))
+        if gone and isinstance(client, _ServerClient):
+            client.folders_release()
+        elif gone and id(client) not in _remote_clients:
+            _folders_unused_remove(vectors_dir() / "db")
+        return len(gone)
+
+    return _call("drop the collections of another model", drop, write=True)
 
 
 def days_present(*, embedder_key: str, expect_day: int | None = None) -> list[int]:

@@ -1,21 +1,27 @@
-"""The packaged multilingual model (EMBEDDINGS_MODEL=multilingual-e5-small), for real: its
-vectors, its query/passage asymmetry, pieces of Chinese text, vectors of two models never
-mixed, the rebuild after a switch, and Chinese and cross-language search on rendered screens
-read by the real OCR."""
+"""The packaged multilingual model (multilingual-e5-small, the default), for real: its vectors,
+its query/passage asymmetry, pieces of Chinese text, an install of the old default (MiniLM)
+moving to it by itself, and Chinese and cross-language search on rendered screens read by the
+real OCR, with the default configuration."""
 
 import io
 import json
 import subprocess
 import sys
 import time
+from datetime import datetime
+from datetime import timezone as dt_timezone
 from pathlib import Path
 
 import numpy as np
 import pytest
 from django.core.management import call_command
 from django.core.management.base import SystemCheckError
+from django_tasks_db.models import DBTaskResult
 
-from search import services
+from frames.services import frames_delete
+from myrecall import priorities
+from search import services, tasks
+from search import vectors as vectors_store
 from search.embeddings import (
     E5_SMALL,
     MINILM,
@@ -28,7 +34,8 @@ from search.embeddings import (
 )
 from search.filters import Filters
 from search.hybrid import search_run
-from search.status import index_lag_notice, index_status, vectors_note
+from search.status import index_lag_notice, vectors_migration_notice
+from search.vectors import vectors_compact, vectors_dir, vectors_release
 from tests.conftest import post_frame, render_text_image
 from tests.search.test_semantic import SCREENS, T0, frame_add, vectors  # noqa: F401 (a fixture)
 
@@ -128,48 +135,115 @@ def test_an_unknown_model_name_stops_the_server_at_its_checks(settings):
     call_command("check")
 
 
-def test_vectors_of_two_models_are_never_mixed_and_a_rebuild_moves_every_frame_over(vectors, settings):
+def test_an_install_of_the_old_default_moves_to_the_new_one_by_itself(vectors, settings, api, client, django_user_model, monkeypatch):
+    """Frames embedded by MiniLM (the default before), then the new default configured: the
+    worker re-embeds them in the background, newest first, behind new frames; keyword search
+    answers throughout, the status API, the timeline and the worker say how far it is, frames
+    deleted meanwhile leave nothing in either model's vectors, a worker that dies mid-way goes
+    on when restarted, and at the end none of MiniLM's collections is left. Switching back moves
+    them back the same way."""
+    settings.EMBEDDINGS_MODEL = MINILM.name
     ids = [frame_add(offset, app, window, text) for offset, app, window, text in SCREENS]
     while services.vectors_embed_pending()[0]:
         pass
+    minilm_key = embedder_info().key
     everything = Filters(start_time=T0 - 60, end_time=T0 + 86400)
-    minilm = [hit.frame_id for hit in search_run(q="the invoice from the dentist", filters=everything, mode="semantic", limit=10, offset=0).hits]
-    assert minilm[0] == ids[0]
 
-    settings.EMBEDDINGS_MODEL = E5_SMALL.name
-    # Nothing of MiniLM's is read with e5's query: search by meaning finds nothing yet, hybrid
-    # answers from the words alone, and the user is told what to run.
-    assert search_run(q="the invoice from the dentist", filters=everything, mode="semantic", limit=10, offset=0).hits == []
+    def meaning(q: str) -> list[int]:
+        result = search_run(q=q, filters=everything, mode="semantic", limit=10, offset=0)
+        assert result.degraded is None, result.degraded
+        return [hit.frame_id for hit in result.hits]
+
+    def frames_of(key: str) -> set[int]:
+        return {
+            hit.frame_id
+            for day in vectors_store.days_present(embedder_key=key)
+            for hit in vectors_store.day_query(embedder_key=key, day=day, embedding=[1.0] * 384, n=1000).hits
+        }
+
+    def line(done: int, total: int, model: str = "multilingual-e5-small") -> str:
+        return (f"Search by meaning is moving to {model}: {done} of {total} frames done (newest first); "
+                "keyword search finds everything meanwhile.")
+
+    def folders() -> set[str]:
+        return {path.name for path in (vectors_dir() / "db").iterdir() if path.is_dir()}
+
+    def worker_runs() -> None:
+        while DBTaskResult.objects.filter(task_path=tasks.vectors_embed.module_path, status="READY").exists():
+            DBTaskResult.objects.ready().get_locked().claim("worker")
+            tasks.vectors_embed.call()
+
+    assert meaning("the invoice from the dentist")[0] == ids[0]
+    assert vectors_migration_notice() is None and api.get("/api/v1/status").json()["semantic"]["migration"] is None
+
+    settings.EMBEDDINGS_MODEL = ""  # upgraded: the new default
+    assert tasks.embedder_ready_line().startswith("embedder multilingual-e5-small ready")  # the worker's start loads it
+    # Nothing of MiniLM's is read with e5's query: search by meaning finds nothing yet, hybrid answers by the words.
+    assert meaning("the invoice from the dentist") == []
     hybrid = search_run(q="Rechnung", filters=everything, mode="hybrid", limit=10, offset=0)
-    assert [hit.frame_id for hit in hybrid.hits] == [ids[0]] and hybrid.hits[0].matched == ("keyword",)
-    frames = index_status()["semantic"]["frames"]
-    assert (frames["of_model"], frames["other_model"]) == (0, len(SCREENS))
-    for note in (vectors_note(), index_lag_notice()):
-        assert f"{len(SCREENS)} frame(s) have vectors of another embedding model than multilingual-e5-small" in note
-        assert "manage.py reindex --vectors" in note
+    assert [hit.frame_id for hit in hybrid.hits] == [ids[0]] and hybrid.hits[0].matched == ("keyword",) and hybrid.degraded is None
+    status = api.get("/api/v1/status").json()["semantic"]
+    assert status["migration"] == {"model": "multilingual-e5-small", "frames_done": 0, "frames_total": len(SCREENS)}
+    assert (status["frames"]["of_model"], status["frames"]["other_model"]) == (0, len(SCREENS))
+    assert vectors_migration_notice() == line(0, len(SCREENS)) and index_lag_notice() is None
+    client.force_login(django_user_model.objects.create_user("u", password="p"))
+    assert line(0, len(SCREENS)) in client.get("/", {"date": "2026-11-20"}).content.decode()
 
-    # A new frame meanwhile is embedded by the model configured now.
+    # The worker starts: it says so and queues the move with the backlog.
+    assert tasks.vectors_migration_start() == line(0, len(SCREENS))
+    assert list(DBTaskResult.objects.filter(status="READY").values_list("priority", flat=True)) == [priorities.BACKLOG]
+    # A batch moves the newest frames first.
+    assert services.vectors_migrate_batch(limit=3) == (3, True)
+    assert frames_of(embedder_info().key) == set(ids[-3:]) and meaning("airplane trip to Portugal")[0] == ids[6]
+    assert vectors_migration_notice() == line(3, len(SCREENS))
+    # A new screen meanwhile is embedded by the new model ahead of the move.
     new = frame_add(600, "WeChat", "出行提醒", "航班改签通知：CA1234 北京飞上海延误两小时")
-    while services.vectors_embed_pending()[0]:
-        pass
-    assert search_run(q="飞机晚点", filters=everything, mode="semantic", limit=10, offset=0).hits[0].frame_id == new
+    assert services.vectors_embed_next(limit=2) == (1, True) and meaning("飞机晚点")[0] == new
+    assert vectors_migration_notice() == line(4, len(SCREENS) + 1)
+    # Deleted meanwhile, one moved and one not yet: nothing of them in either model's vectors.
+    frames_delete(start=datetime.fromtimestamp(T0 + 50, tz=dt_timezone.utc), end=datetime.fromtimestamp(T0 + 70, tz=dt_timezone.utc))
+    frames_delete(start=datetime.fromtimestamp(T0 + 3 * 3600 - 10, tz=dt_timezone.utc), end=datetime.fromtimestamp(T0 + 3 * 3600 + 10, tz=dt_timezone.utc))
+    gone = {ids[1], ids[6]}
+    assert not gone & (frames_of(minilm_key) | frames_of(embedder_info().key))
+    assert vectors_migration_notice() == line(3, len(SCREENS) - 1)
 
-    out = io.StringIO()
-    call_command("reindex", "--vectors", stdout=out, stderr=io.StringIO())
-    frames = index_status()["semantic"]["frames"]
-    assert (frames["of_model"], frames["other_model"]) == (len(SCREENS) + 1, 0)
-    assert vectors_note() is None
-    status = index_status()["semantic"]
-    assert status["embedder"]["model"] == "multilingual-e5-small" and status["vectors"] >= len(SCREENS) + 1
-    for q, frame_id in (("will it be stormy", ids[4]), ("airplane trip to Portugal", ids[6])):
-        assert search_run(q=q, filters=everything, mode="semantic", limit=10, offset=0).hits[0].frame_id == frame_id
+    # The worker dies in a batch (its claim is made, nothing written); restarted, it goes on.
+    def killed(**kwargs):
+        raise SystemExit("killed")
+
+    with monkeypatch.context() as patch, pytest.raises(SystemExit):
+        patch.setattr(services, "frames_embed", killed)
+        services.vectors_migrate_batch(limit=2)
+    DBTaskResult.objects.all().delete()
+    assert tasks.vectors_migration_start() == line(3, len(SCREENS) - 1)
+    folders_before = folders()
+    worker_runs()
+
+    status = api.get("/api/v1/status").json()["semantic"]
+    assert status["migration"] is None and (status["frames"]["of_model"], status["frames"]["other_model"]) == (len(SCREENS) - 1, 0)
+    assert vectors_migration_notice() is None and tasks.vectors_migration_start() is None
+    assert line(0, 1).split(":")[0] not in client.get("/", {"date": "2026-11-20"}).content.decode()
+    assert vectors_store.days_present(embedder_key=minilm_key) == []  # MiniLM's collections are dropped, their files too
+    assert folders() < folders_before
+    assert frames_of(embedder_info().key) == set(ids + [new]) - gone
+    for q, frame_id in (("will it be stormy", ids[4]), ("the invoice from the dentist", ids[0])):
+        assert meaning(q)[0] == frame_id
     # The Chinese meeting note, by a Chinese paraphrase that shares no two characters with it.
-    assert search_run(q="工程拖期了，钱要再算", filters=everything, mode="semantic", limit=10, offset=0).hits[0].frame_id == ids[5]
+    assert meaning("工程拖期了，钱要再算")[0] == ids[5]
+    vectors_release()  # as when the vector server stops: its next start finds no folder left behind
+    assert vectors_compact()[0] == 0
+
+    settings.EMBEDDINGS_MODEL = MINILM.name  # and back, the same way
+    assert tasks.vectors_migration_start() == line(0, len(SCREENS) - 1, "all-MiniLM-L6-v2")
+    worker_runs()
+    assert vectors_migration_notice() is None and meaning("the invoice from the dentist")[0] == ids[0]
+    settings.EMBEDDINGS_MODEL = ""
+    assert vectors_store.days_present(embedder_key=embedder_info().key) == []
 
 
 @pytest.mark.django_db(transaction=True)
 def test_chinese_and_cross_language_search_on_rendered_screens_read_by_ocr(api, immediate_ocr, settings):
-    settings.EMBEDDINGS_MODEL = E5_SMALL.name
+    settings.EMBEDDINGS_MODEL = ""  # the default
     start = time.time() - 60
     screens = {
         "flight": (["航班改签通知", "CA1234 北京飞上海延误两小时", "新的起飞时间 14:35，请留意登机口变更"], "邮箱", "航班改签通知"),

@@ -16,6 +16,7 @@ from search.services import (
     fts_rebuild_finish,
     fts_vocab_reset,
     vectors_embed_pending,
+    vectors_migration_resume,
     vectors_rebuild_mark,
 )
 from search.status import index_periods
@@ -91,6 +92,11 @@ class Command(BaseCommand):
                 bar.total = max(bar.total, done + left)
                 bar.update(written)
         marker.unlink(missing_ok=True)
+        try:
+            # Another model's vectors: dropped when no frame needs them, else (outside the range) the worker moves those frames.
+            vectors_migration_resume()
+        except VectorError as exc:
+            raise CommandError(f"{exc}\nRun the command again to go on where it stopped.") from None
         elapsed = time.monotonic() - began
         self.stdout.write(f"Vector index rebuilt: {done} frames embedded in {elapsed:.0f} s ({done / max(elapsed, 1e-9):.1f} frames/s).")
 
