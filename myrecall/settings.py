@@ -241,9 +241,10 @@ STOP_GRACE_S = env("MYRECALL_STOP_GRACE_S")
 SEARCH_RANK_MAX = env("MYRECALL_SEARCH_RANK_MAX")
 SEARCH_FALLBACK_BELOW = env("MYRECALL_SEARCH_FALLBACK_BELOW")
 
-# Embeddings (search/embeddings.py): a model packaged with MyRecall on this machine, all-MiniLM-L6-v2
-# (English, the default) or multilingual-e5-small (EMBEDDINGS_MODEL), or any OpenAI-compatible
-# /embeddings endpoint when EMBEDDINGS_BASE_URL is set (EMBEDDINGS_MODEL then names its model).
+# Embeddings (search/embeddings.py): a model packaged with MyRecall on this machine,
+# multilingual-e5-small (the default, when EMBEDDINGS_MODEL is empty) or all-MiniLM-L6-v2 (English),
+# or any OpenAI-compatible /embeddings endpoint when EMBEDDINGS_BASE_URL is set (EMBEDDINGS_MODEL
+# then names its model). After a change the worker re-embeds every frame with it by itself.
 # Texts are embedded in batches, de-duplicated inside a batch, and cached in memory (never on disk).
 # EMBEDDINGS_MAX_TOKENS: the piece of a screen embedded, in tokens (0: the model's own, 128 for MiniLM,
 # the length it was trained on, at most 256; 256 for e5, at most 512; 512 for an endpoint).
