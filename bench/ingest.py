@@ -493,12 +493,14 @@ class MeaningStats:
 @dataclass
 class MeaningCheck:
     """Per frame with a topic, from its OCR text after the run: the share of the topic's words OCR
-    read back, and the paraphrase's cosine similarity to the frame's text as the worker embeds it
-    (its best chunk)."""
+    read back, the paraphrase's cosine similarity to the frame's text as the worker embeds it
+    (its best chunk), and how much more it draws that chunk than everyday questions do (z,
+    search.relevance: what decides whether search by meaning returns the frame)."""
 
     topic_recall: dict[int, float] = field(default_factory=dict)
     similarity: dict[int, float] = field(default_factory=dict)
-    min_similarity: float = float("nan")  # what search asks of a match (1 - semantic_max_distance())
+    z: dict[int, float] = field(default_factory=dict)
+    z_first: float = float("nan")  # a frame alone in its range is returned from this z (search.relevance)
     load_s: float = float("nan")
 
 
@@ -1052,13 +1054,15 @@ def quality_measure(frames: list[BenchFrame], stored_paths: dict[int, Path], *, 
 
 
 def meaning_check(frames: list[BenchFrame], ocr_rows: list[tuple]) -> MeaningCheck:
-    """Run in this process after the server is gone: did each topic survive OCR, and is its
-    paraphrase within semantic_max_distance() of the frame's text as the worker embeds it
-    (window title and OCR text, in the same chunks; a frame matches by its best chunk)?"""
-    from search.embeddings import embed_texts, semantic_max_distance, text_chunks
+    """Run in this process after the server is gone: did each topic survive OCR, and how near is
+    its paraphrase to the frame's text as the worker embeds it (window title and OCR text, in the
+    same chunks; a frame matches by its best chunk): similarity, and the z search.relevance
+    selects by (the frame is alone in the range the bench searches, so it is returned from z_first)?"""
+    from search import relevance
+    from search.embeddings import embed_query, embed_texts, text_chunks
     from search.services import _embed_text  # what the worker embeds for a frame
 
-    check = MeaningCheck(min_similarity=1 - semantic_max_distance())
+    check = MeaningCheck(z_first=relevance.thresholds()[2])
     ocr_text = {row[3]: row[2] for row in ocr_rows}
     measured = [f for f in frames if f.status == "created" and f.topic and f.frame_id in ocr_text]
     if not measured:
@@ -1068,12 +1072,18 @@ def meaning_check(frames: list[BenchFrame], ocr_rows: list[tuple]) -> MeaningChe
     check.load_s = time.time() - started
     chunks = {f.frame_id: text_chunks(_embed_text(f.window_name, ocr_text[f.frame_id])) for f in measured}
     flat = [chunk for f in measured for chunk in chunks[f.frame_id]]
-    vectors = np.asarray(embed_texts(flat + [f.query for f in measured]))
-    queries = vectors[len(flat) :]
+    vectors = np.asarray(embed_texts(flat))
     at = 0
-    for f, query in zip(measured, queries):
+    for f in measured:
         n = len(chunks[f.frame_id])
-        check.similarity[f.frame_id] = float(np.max(vectors[at : at + n] @ query)) if n else float("nan")
+        query = np.asarray(embed_query(f.query))
+        language = relevance.query_language(f.query)
+        records = relevance.chunk_stats(chunks[f.frame_id], vectors[at : at + n].tolist())
+        sims = vectors[at : at + n] @ query
+        check.similarity[f.frame_id] = float(np.max(sims)) if n else float("nan")
+        check.z[f.frame_id] = (
+            max(relevance.chunk_z(relevance.chunk_record(records, i), float(sim), language) for i, sim in enumerate(sims)) if n else float("nan")
+        )
         at += n
         recall, _ = text_recall(drawn="\n".join(f.topic), read=ocr_text[f.frame_id])
         check.topic_recall[f.frame_id] = recall
@@ -1135,28 +1145,30 @@ def meaning_report(args, figures: RunFigures) -> None:
     measured = [f for f in stored if f.topic]
     check, stats = figures.meaning_check, figures.meaning
     found = [f.meaning_s for f in measured if f.meaning_s is not None]
-    floor = check.min_similarity
+    floor = check.z_first
     missing = [f for f in measured if f.meaning_s is None]
     unwritten = [f for f in missing if f.vectors_status != "done"]
     unread = [f for f in missing if f not in unwritten and check.topic_recall.get(f.frame_id, 0) < 0.5]
-    unreached = [f for f in missing if f not in unwritten + unread and check.similarity.get(f.frame_id, -1) < floor]
+    unreached = [f for f in missing if f not in unwritten + unread and check.z.get(f.frame_id, -99) < floor]
     other = len(missing) - len(unwritten) - len(unread) - len(unreached)
     share = f"{len(found) / len(measured):.0%}" if measured else "n/a"
     print(f"    found by meaning {len(found)}/{len(measured)} ({share}) within {args.timeout:g} s (GET mode=semantic, "
           f"start_time = its POST - 0.5 s, limit 10); never found, counted as slower than any in the percentiles: "
           f"{len(missing)} (vector row not done in time or failed {len(unwritten)}, topic not read by OCR {len(unread)}, "
-          f"paraphrase under similarity {floor:g} to the frame's text {len(unreached)}, other {other})")
+          f"paraphrase drawing the frame's text under z {floor:g} (search.relevance) {len(unreached)}, other {other})")
     vectors = [f.vectors_s for f in measured if f.vectors_s is not None]
     print(f"    its vector row done (database) after: p50 {pct(vectors, 50):.2f} s, p95 {pct(vectors, 95):.2f} s; "
           f"semantic searches {stats.requests}, degraded {sum(stats.degraded.values())}"
           + "".join(f"\n      degraded x{n}: {reason}" for reason, n in stats.degraded.most_common()))
     sims = [check.similarity[f.frame_id] for f in measured if f.frame_id in check.similarity]
+    zs = [check.z[f.frame_id] for f in measured if f.frame_id in check.z]
     recalls = [check.topic_recall[f.frame_id] for f in measured if f.frame_id in check.topic_recall]
     if sims:
         print(f"    topic check (this process, OCR text from the database, embedder load {check.load_s:.1f} s): "
               f"topic words OCR read back mean {statistics.fmean(recalls):.2f} (under 0.8: {sum(r < 0.8 for r in recalls)}); "
               f"paraphrase similarity to the frame's text as indexed (best chunk) min {min(sims):.2f}, "
-              f"p10 {pct(sims, 10):.2f}, p50 {pct(sims, 50):.2f}, under {floor:g}: {sum(s < floor for s in sims)}")
+              f"p10 {pct(sims, 10):.2f}, p50 {pct(sims, 50):.2f}; its z min {min(zs):.2f}, p10 {pct(zs, 10):.2f}, "
+              f"p50 {pct(zs, 50):.2f}, under {floor:g}: {sum(z < floor for z in zs)}")
     slowest = sorted((f for f in measured if f.meaning_s is not None), key=lambda f: -f.meaning_s)[:3]
     print("    slowest found: " + "; ".join(
         f"frame {f.frame_id} (#{f.index}) {f.meaning_s:.2f} s, its vector row done at {f.vectors_s:.2f} s" for f in slowest

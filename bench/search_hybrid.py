@@ -1,7 +1,7 @@
 """Hybrid search at scale (issue 11): the cost of the meaning side beside the keyword side, on
 the app's real schema, embedder, vector index and selectors.
 
-Runs with one packaged model (--model: all-MiniLM-L6-v2, the default, or multilingual-e5-small).
+Runs with one packaged model (--model: multilingual-e5-small, the app's default, or all-MiniLM-L6-v2).
 
 1. Embedding throughput of the real embedder (the packaged model through
    search.embeddings.embed_texts, at the app's batch size, cache off) on OCR-like screens
@@ -346,6 +346,7 @@ class Pool:
     own: int  # sessions whose own first frame is in the pool
     texts_per_s: float
     chars: float
+    records: list[bytes]  # each entry's relevance record (search.relevance.chunk_stats), as the worker keeps it
 
 
 def pool_build(sessions: Sessions, *, size: int, seed: int) -> Pool:
@@ -374,6 +375,10 @@ def pool_build(sessions: Sessions, *, size: int, seed: int) -> Pool:
     kept = [(s, frame_id) for s, frame_id in zip(chosen, ids) if frame_id in texts]
     pool_texts = [texts[frame_id] for _, frame_id in kept]
     vectors, seconds, _ = embed_timed(pool_texts, f"embed pool of {len(pool_texts):,}")
+    from search.relevance import RECORD_BYTES, chunk_stats
+
+    packed = chunk_stats(pool_texts, vectors)
+    records = [packed[i * RECORD_BYTES : (i + 1) * RECORD_BYTES] for i in range(len(pool_texts))]
     of_session = np.full(count, -1, dtype=np.int64)
     by_app: dict[str, list[int]] = {}
     for entry, (s, _) in enumerate(kept):
@@ -389,6 +394,7 @@ def pool_build(sessions: Sessions, *, size: int, seed: int) -> Pool:
         own=len(kept),
         texts_per_s=len(pool_texts) / seconds,
         chars=statistics.fmean(len(t) for t in pool_texts),
+        records=records,
     )
 
 
@@ -398,7 +404,8 @@ def vectors_fill(
     """Give every frame but `skip` synthetic chunk vectors near its pool entry (`chunks` per
     frame on average: the whole part for each, one more with the fraction's chance; each its own
     noise), written through search.vectors.day_write in batches of one day, with its
-    FrameVectors row done. Returns (frames written, vectors written, seconds)."""
+    FrameVectors row done and its pool entry's relevance record for each chunk. Returns (frames
+    written, vectors written, seconds)."""
     from django.db import connection, transaction
     from django.utils import timezone
 
@@ -409,6 +416,7 @@ def vectors_fill(
     rng = np.random.default_rng(seed)
     updated = connection.ops.adapt_datetimefield_value(timezone.now())
     entries: list = []
+    records: list[bytes] = []
     day = None
     written = vectors = 0
 
@@ -417,14 +425,15 @@ def vectors_fill(
         vectors_store.day_write(embedder_key=key, day=day, entries=entries)
         with transaction.atomic():
             connection.connection.executemany(
-                "INSERT INTO search_framevectors (frame_id, status, embedder, chunks, attempts, error, updated_at) "
-                "VALUES (?, 'done', ?, ?, 0, '', ?)",
-                [(entry.frame_id, key, len(entry.embeddings), updated) for entry in entries],
+                "INSERT INTO search_framevectors (frame_id, status, embedder, chunks, attempts, error, updated_at, relevance) "
+                "VALUES (?, 'done', ?, ?, 0, '', ?, ?)",
+                [(entry.frame_id, key, len(entry.embeddings), updated, record) for entry, record in zip(entries, records)],
             )
         written += len(entries)
         vectors += sum(len(entry.embeddings) for entry in entries)
         bar.update(len(entries))
         entries.clear()
+        records.clear()
 
     started = time.perf_counter()
     bar = tqdm(total=top - len(skip), desc="fill vector index (synthetic)", unit="frame", mininterval=2)
@@ -440,12 +449,12 @@ def vectors_fill(
             continue
         counts = np.floor(chunks) + (rng.random(len(rows)) < chunks % 1)
         counts = np.maximum(counts, 1).astype(int)
-        base = pool.vectors[pool.of_session[sessions.of_frame[[row[0] for row in rows]]]]
-        base = np.repeat(base, counts, axis=0)
+        entry_of = pool.of_session[sessions.of_frame[[row[0] for row in rows]]]
+        base = np.repeat(pool.vectors[entry_of], counts, axis=0)
         noisy = base + rng.normal(0.0, noise, base.shape).astype(np.float32)
         noisy /= np.linalg.norm(noisy, axis=1, keepdims=True)
         ends = np.cumsum(counts)
-        for (frame_id, moment, focused, chars), end, count in zip(rows, ends, counts):
+        for (frame_id, moment, focused, chars), end, count, entry in zip(rows, ends, counts, entry_of):
             ts_ms = epoch_ms(moment)
             frame_day = vectors_store.day_of(ts_ms)
             if entries and (frame_day != day or len(entries) >= batch):
@@ -459,6 +468,7 @@ def vectors_fill(
                     embeddings=noisy[end - count : end].tolist(),
                 )
             )
+            records.append(pool.records[entry] * int(count))
     if entries:
         flush()
     bar.close()
@@ -849,7 +859,7 @@ def main() -> None:
     parser.add_argument("--index-frames", type=int, default=2000, help="frames through frames_embed for (2)")
     parser.add_argument("--noise", type=float, default=0.01, help="Gaussian noise per dimension around a pool vector")
     parser.add_argument("--fill-batch", type=int, default=1000, help="frames per day_write while filling")
-    parser.add_argument("--model", default="all-MiniLM-L6-v2", help="the packaged embedding model (EMBEDDINGS_MODEL)")
+    parser.add_argument("--model", default="multilingual-e5-small", help="the packaged embedding model (EMBEDDINGS_MODEL; the app's default)")
     parser.add_argument("--chunks-per-frame", type=float,
                         help="synthetic chunk vectors per frame, on average (default: what text_chunks cuts the corpus's screens into)")
     parser.add_argument("--embed-chunks", type=int, default=600, help="screen chunks embedded for (1)")

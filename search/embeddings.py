@@ -41,6 +41,8 @@ REMOTE_MAX_TOKENS = 512
 SPECIAL_TOKENS = 2  # [CLS] and [SEP] (or a remote model's BOS/EOS) count against max_tokens
 CJK = re.compile(r"[\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]")
 QUERY, PASSAGE = "query", "passage"
+# How the vector index is written (see embedder_info's key).
+INDEX_LAYOUT = 2
 
 
 @dataclass(frozen=True)
@@ -54,7 +56,6 @@ class BuiltinModel:
     overhead_tokens: int  # tokens every input costs besides its text: specials, a prefix
     reads_cjk: bool  # Chinese, Japanese and Korean are in its vocabulary and its training
     asymmetric: bool  # queries and passages are embedded differently
-    min_similarity: float  # a frame this similar to a query is a match (bench/search_quality.py's sweep)
 
 
 MINILM = BuiltinModel(
@@ -68,7 +69,6 @@ MINILM = BuiltinModel(
     overhead_tokens=SPECIAL_TOKENS,
     reads_cjk=False,  # an English vocabulary: Chinese texts all land near one another
     asymmetric=False,
-    min_similarity=0.2,
 )
 E5_SMALL = BuiltinModel(
     name="multilingual-e5-small",
@@ -80,7 +80,6 @@ E5_SMALL = BuiltinModel(
     overhead_tokens=5,  # <s>, </s> and the "passage: " prefix
     reads_cjk=True,  # about 100 languages, Chinese among them
     asymmetric=True,  # "query: " and "passage: " prefixes, as it was trained
-    min_similarity=0.8,  # its similarities crowd into 0.7-0.9, unrelated texts included
 )
 BUILTIN: dict[str, BuiltinModel] = {model.name: model for model in (MINILM, E5_SMALL)}
 # What an empty EMBEDDINGS_MODEL runs: it reads Chinese and about 100 languages, in a third of
@@ -151,7 +150,9 @@ def embedder_info() -> EmbedderInfo:
         builtin = BUILTIN.get(model)
         dimensions = builtin.dimensions if builtin else None
         max_tokens = min(settings.EMBEDDINGS_MAX_TOKENS or builtin.chunk_tokens, builtin.max_tokens) if builtin else REMOTE_MAX_TOKENS
-    digest = hashlib.sha256(f"{model}\n{endpoint}".encode()).hexdigest()[:8]
+    # The index's layout is in the key too: vectors written before each frame kept its relevance
+    # records (INDEX_LAYOUT 2, search.relevance) count as another model's and are written again.
+    digest = hashlib.sha256(f"{model}\n{endpoint}\n{INDEX_LAYOUT}".encode()).hexdigest()[:8]
     slug = re.sub(r"[^a-z0-9]", "", model.lower())[:16]
     return EmbedderInfo(model=model, endpoint=endpoint, dimensions=dimensions, max_tokens=max_tokens, key=slug + digest)
 
@@ -164,6 +165,11 @@ def embed_texts(texts: list[str]) -> list[list[float]]:
 def embed_query(text: str) -> list[float]:
     """The unit vector of one search query (cached like any text); raises `EmbeddingError`."""
     return _embed([text], QUERY)[0]
+
+
+def embed_queries(texts: list[str]) -> list[list[float]]:
+    """Unit vectors for several queries at once, in input order; raises `EmbeddingError`."""
+    return _embed(texts, QUERY)
 
 
 def _embed(texts: list[str], kind: str) -> list[list[float]]:
@@ -209,19 +215,6 @@ def embedder_reads_cjk() -> bool:
         return True
     builtin = BUILTIN.get(_local_name())
     return bool(builtin and builtin.reads_cjk)
-
-
-# An endpoint's model is unknown: the bar that suits MiniLM-like models.
-REMOTE_MIN_SIMILARITY = 0.2
-
-
-def semantic_max_distance() -> float:
-    """How far (cosine distance) a frame may be from a query and still be a match by meaning:
-    settings.SEMANTIC_MAX_DISTANCE (MYRECALL_SEMANTIC_MIN_SIMILARITY) when set, else the model's own bar."""
-    if settings.SEMANTIC_MAX_DISTANCE is not None:
-        return settings.SEMANTIC_MAX_DISTANCE
-    builtin = None if _remote() else BUILTIN.get(_local_name())
-    return 1 - (builtin.min_similarity if builtin else REMOTE_MIN_SIMILARITY)
 
 
 def embedder_ready() -> bool:

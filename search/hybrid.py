@@ -31,8 +31,8 @@ SEMANTIC_MAX_RESULTS = 1000
 # 1 / (RRF_K + its rank there); 60 is the constant of the method's paper.
 RRF_K = 60
 CJK_UNREAD = (
-    "the packaged embedding model reads English only, so Chinese is searched by its words; "
-    "set EMBEDDINGS_BASE_URL to a multilingual model to search Chinese by meaning"
+    "all-MiniLM-L6-v2 reads English only, so Chinese is searched by its words; "
+    "leave EMBEDDINGS_MODEL empty (or set it to multilingual-e5-small) to search Chinese by meaning"
 )
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uac00-\ud7af]")
 

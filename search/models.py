@@ -18,6 +18,9 @@ class FrameVectors(models.Model):
     status = models.CharField(max_length=16, choices=VectorStatus.choices, default=VectorStatus.PENDING)
     embedder = models.CharField(max_length=32, blank=True, default="", help_text="The embedder key it was written with.")
     chunks = models.PositiveSmallIntegerField(default=0)
+    # Per chunk, its script and how near everyday questions come to it (search.relevance.chunk_stats):
+    # what a search by meaning weighs it by. None for frames embedded before it was kept.
+    relevance = models.BinaryField(null=True, blank=True, default=None)
     # Claims by a worker that did not finish (it died): past TASK_MAX_ATTEMPTS the frame fails.
     attempts = models.PositiveSmallIntegerField(default=0)
     error = models.TextField(blank=True, default="")

@@ -2,7 +2,8 @@
 vector index (search.vectors) with the query embedded by search.embeddings.
 
 Exports:
-- semantic_ranked(q=, filters=, n=): the n nearest frames as (frame_id, cosine distance).
+- semantic_ranked(q=, filters=, n=): the frames that answer q by meaning, at most n, as
+  (frame_id, distance): which ones and their order are search.relevance's.
 - semantic_plan, semantic_fetch, semantic_fetch_async, semantic_finish (and SemanticPlan,
   SemanticFetched): the same in three steps, so that search.hybrid runs the keyword side while
   the vector index answers: the plan reads the database, the fetch only the vector index.
@@ -19,6 +20,7 @@ import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 
+from django.conf import settings
 from django.db import connection
 
 from search.embeddings import (
@@ -27,10 +29,10 @@ from search.embeddings import (
     embedder_info,
     embedder_load_async,
     embedder_ready,
-    semantic_max_distance,
 )
 from search.filters import TEXT_JOIN, Filters
-from search.vectors import DayHits, VectorHit, day_bounds_ms, day_of, day_query, days_present
+from search.relevance import QueryRelevance, background, chunk_record, chunk_z, query_relevance, select
+from search.vectors import DayHits, day_bounds_ms, day_of, day_query, days_present
 
 # How semantic_ranked reads a day's collection. Entries read per frame wanted: a screen's text is
 # 4.6 chunks on average (128-token chunks of real screens), and chunks of one frame near the
@@ -86,12 +88,6 @@ def _cost(model: tuple[float, float], size: int) -> float:
 def _nth_distance(best: dict[int, float], n: int) -> float:
     """The distance of the n-th nearest frame found so far (infinite while fewer are found)."""
     return heapq.nsmallest(n, best.values())[-1] if len(best) >= n else math.inf
-
-
-def _merge(best: dict[int, float], hits: list[VectorHit]) -> None:
-    for hit in hits:
-        if hit.distance < best.get(hit.frame_id, 9.0):
-            best[hit.frame_id] = hit.distance
 
 
 @dataclass
@@ -190,6 +186,7 @@ def semantic_fetch_async(plan: "SemanticPlan") -> Future:
 class SemanticFetched:
     embedding: list[float]
     found: list[DayHits]  # one per plan.reads, in order
+    relevance: QueryRelevance | None = None  # the query's language and pull (search.relevance)
 
 
 def semantic_fetch(plan: SemanticPlan) -> SemanticFetched:
@@ -198,39 +195,64 @@ def semantic_fetch(plan: SemanticPlan) -> SemanticFetched:
     if not plan.reads:
         return SemanticFetched(embedding=[], found=[])
     embedding = embed_query(plan.q)
+    relevance = query_relevance(plan.q, embedding)
     jobs = [
         _reads_pool.submit(day_query, embedder_key=plan.key, day=read.day, embedding=embedding, n=read.fetch, frame_ids=read.frame_ids)
         for read in plan.reads
     ]
-    return SemanticFetched(embedding=embedding, found=[job.result() for job in jobs])
+    return SemanticFetched(embedding=embedding, found=[job.result() for job in jobs], relevance=relevance)
 
 
 def semantic_finish(plan: SemanticPlan, fetched: SemanticFetched) -> list[tuple[int, float]]:
-    """The n nearest frames from what was read, as (frame_id, cosine distance), nearest first,
-    none farther than semantic_max_distance(). An over-fetched day keeps the frames the
-    filters admit. A day read short (not to its end) is read deeper only while what it left
-    unread could still count: its unread entries are all farther than the farthest it read, so
-    they matter only when that is nearer than the n-th nearest frame found over every day (and
-    than the cutoff). Deeper is the cheaper by measured cost of 4x as many entries (up to
-    OVERFETCH_MAX) or, for an over-fetched day that keeps at most VECTOR_IDS_EXACT frames, a
-    search among the kept frames by id (within IDS_FALLBACK_MAX_MS once OVERFETCH_MAX is read).
-    What it returns is exact (the nearest admitted frames, in order); only a day that keeps more
-    than VECTOR_IDS_EXACT frames, none of them among its OVERFETCH_MAX nearest entries, can give
-    fewer than n."""
-    cutoff = semantic_max_distance()
+    """The frames search by meaning returns from what was read, at most n, as (frame_id,
+    distance), nearest first. The distance is the best chunk's cosine distance plus the pull of
+    its script for this query (search.relevance: a Chinese question is not drawn to every Chinese
+    page); which frames count is decided by search.relevance.select (how much more this question
+    draws each frame than everyday questions do). When the user set
+    MYRECALL_SEMANTIC_MIN_SIMILARITY, the fixed rule instead: the frames at least that similar, by
+    similarity.
+
+    An over-fetched day keeps the frames the filters admit. A day read short (not to its end) is
+    read deeper only while what it left unread could still count: its unread entries are all
+    farther than the farthest it read (and no pull is below 0), so they matter only when that is
+    nearer than the n-th nearest frame found over every day (and than the user's bar). Deeper is
+    the cheaper by measured cost of 4x as many entries (up to OVERFETCH_MAX) or, for an
+    over-fetched day that keeps at most VECTOR_IDS_EXACT frames, a search among the kept frames by
+    id (within IDS_FALLBACK_MAX_MS once OVERFETCH_MAX is read). The ranking is exact; only a day
+    that keeps more than VECTOR_IDS_EXACT frames, none of them among its OVERFETCH_MAX nearest
+    entries, can give fewer than n."""
+    floor = settings.SEMANTIC_MAX_DISTANCE  # the user's own bar, if any
+    cutoff = floor if floor is not None else 2.0
     n = plan.n
-    best: dict[int, float] = {}
+    relevance = fetched.relevance
+    best: dict[int, float] = {}  # frame -> its nearest chunk's distance plus its script's pull
+    stand_out: dict[int, float | None] = {}  # frame -> its best chunk z (None: no record)
+    records: dict[int, bytes | None] = {}
     short = []  # (read, farthest distance read) of the days not read to their end
     with connection.cursor() as cursor:
 
-        def admitted(found: DayHits, filters: Filters, admit: bool) -> list[VectorHit]:
-            if not admit:
-                return found.hits
-            keep = _frames_admitted(cursor, filters, [hit.frame_id for hit in found.hits])
-            return [hit for hit in found.hits if hit.frame_id in keep]
+        def take(found: DayHits, filters: Filters, admit: bool) -> None:
+            entries = found.entries
+            if admit:
+                keep = _frames_admitted(cursor, filters, list({frame_id for frame_id, _, _ in entries}))
+                entries = [entry for entry in entries if entry[0] in keep]
+            records.update(_records(cursor, [frame_id for frame_id, _, _ in entries if frame_id not in records]))
+            for frame_id, chunk, distance in entries:
+                if distance > cutoff:
+                    continue
+                record = chunk_record(records.get(frame_id), chunk)
+                # A fixed bar the user set means the fixed rule: raw similarity, for order too.
+                adjusted = distance + (relevance.pull[record[0]] if record and relevance and floor is None else 0.0)
+                if adjusted < best.get(frame_id, 9.0):
+                    best[frame_id] = adjusted
+                z = chunk_z(record, 1 - distance, relevance.language) if relevance else None
+                if z is not None and (stand_out.get(frame_id) is None or z > stand_out[frame_id]):
+                    stand_out[frame_id] = z
+                else:
+                    stand_out.setdefault(frame_id, None)
 
         for read, found in zip(plan.reads, fetched.found):
-            _merge(best, admitted(found, read.filters, read.admit))
+            take(found, read.filters, read.admit)
             if not found.exhausted:
                 short.append((read, found.farthest))
         for read, farthest in short:
@@ -245,12 +267,26 @@ def semantic_finish(plan: SemanticPlan, fetched: SemanticFetched) -> list[tuple[
                 else:
                     break
                 found = day_query(embedder_key=plan.key, day=read.day, embedding=fetched.embedding, n=fetch, frame_ids=frame_ids)
-                _merge(best, admitted(found, read.filters, admit))
+                take(found, read.filters, admit)
                 if found.exhausted:
                     break
                 farthest = found.farthest
     ranked = sorted(best.items(), key=lambda item: (item[1], -item[0]))
-    return [(frame_id, distance) for frame_id, distance in ranked if distance <= cutoff][:n]
+    if floor is not None:
+        return ranked[:n]
+    return select([(frame_id, distance, stand_out.get(frame_id)) for frame_id, distance in ranked])[:n]
+
+
+def _records(cursor, frame_ids: list[int]) -> dict[int, bytes | None]:
+    """The relevance records (search.relevance.chunk_stats) of these frames."""
+    found: dict[int, bytes | None] = {}
+    for at in range(0, len(frame_ids), 900):
+        part = frame_ids[at : at + 900]
+        cursor.execute(
+            f"SELECT frame_id, relevance FROM search_framevectors WHERE frame_id IN ({', '.join(['%s'] * len(part))})", part
+        )
+        found.update({frame_id: (bytes(record) if record is not None else None) for frame_id, record in cursor.fetchall()})
+    return found
 
 
 def semantic_ranked(*, q: str, filters: Filters, n: int) -> list[tuple[int, float]]:
@@ -286,6 +322,7 @@ def vectors_warm(*, days: int = WARM_DAYS) -> int:
     if not present:
         return 0
     embedding = embed_query("what was on my screen")
+    background()  # the everyday questions search.relevance measures against
     for day in present[-days:]:
         day_query(embedder_key=key, day=day, embedding=embedding, n=1)
     return len(present[-days:])

@@ -14,6 +14,7 @@ from myrecall import priorities
 from search import vectors as vectors_store
 from search.embeddings import EmbeddingError, embed_texts, embedder_info, text_chunks
 from search.models import FrameVectors, VectorStatus
+from search.relevance import chunk_stats
 from search.fts import (
     LAYOUT,
     REGISTRY,
@@ -275,6 +276,11 @@ def frames_embed(*, frame_ids: list[int]) -> int:
     pieces: list[list[str]] = [text_chunks(_embed_text(window_name, text or "")) for _, _, window_name, _, text in frames]
     flat = [piece for chunks in pieces for piece in chunks]
     vectors = embed_texts(flat) if flat else []
+    # What search.relevance weighs each chunk by (its script, how near everyday questions are to it).
+    records, at = [], 0
+    for chunks in pieces:
+        records.append(chunk_stats(chunks, vectors[at : at + len(chunks)]))
+        at += len(chunks)
     by_day: dict[int, list[vectors_store.FrameEntry]] = {}
     at = 0
     for (frame_id, moment, _, focused, text), chunks in zip(frames, pieces):
@@ -298,8 +304,8 @@ def frames_embed(*, frame_ids: list[int]) -> int:
     FrameVectors.objects.filter(frame_id__in=[frame[0] for frame in frames]).update(
         status=VectorStatus.DONE, embedder=key, attempts=0, error=""
     )
-    for frame_id, chunks in zip([frame[0] for frame in frames], pieces):
-        FrameVectors.objects.filter(frame_id=frame_id).update(chunks=len(chunks))
+    for frame_id, chunks, record in zip([frame[0] for frame in frames], pieces, records):
+        FrameVectors.objects.filter(frame_id=frame_id).update(chunks=len(chunks), relevance=record)
     return len(frames)
 
 

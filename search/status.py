@@ -116,7 +116,7 @@ def vectors_migration(*, other_model: int | None = None, done: int | None = None
 
 def vectors_migration_line(migration: dict) -> str:
     return (
-        f"Search by meaning is moving to {migration['model']}: {migration['frames_done']:,} of "
+        f"Search by meaning is being rebuilt for {migration['model']}: {migration['frames_done']:,} of "
         f"{migration['frames_total']:,} frames done (newest first); keyword search finds everything meanwhile."
     )
 

@@ -42,7 +42,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from datetime import timezone as dt_timezone
 from multiprocessing.connection import AuthenticationError, Client, Listener, answer_challenge, deliver_challenge
@@ -771,6 +771,7 @@ class DayHits:
     hits: list[VectorHit]  # one per frame, nearest first
     farthest: float  # distance of the farthest chunk read (2.0 when none)
     exhausted: bool  # fewer chunks came back than asked: there are no more to read
+    entries: list[tuple[int, int, float]] = field(default_factory=list)  # every chunk read: (frame_id, chunk, distance), nearest first
 
 
 def day_query(*, embedder_key: str, day: int, embedding: list[float], n: int, frame_ids: list[int] | None = None) -> DayHits:
@@ -798,14 +799,18 @@ def day_query(*, embedder_key: str, day: int, embedding: list[float], n: int, fr
         result = _call("search", query)
     ids, distances = result["ids"][0], result["distances"][0]
     best: dict[int, float] = {}
+    entries = []
     for entry_id, distance in zip(ids, distances):
-        frame_id = int(entry_id.partition(":")[0])
+        frame_part, _, chunk_part = entry_id.partition(":")
+        frame_id = int(frame_part)
+        entries.append((frame_id, int(chunk_part or 0), float(distance)))
         if distance < best.get(frame_id, 9.0):
             best[frame_id] = float(distance)
     return DayHits(
         hits=[VectorHit(frame_id=frame_id, distance=distance) for frame_id, distance in sorted(best.items(), key=lambda item: item[1])],
         farthest=float(distances[-1]) if distances else 2.0,
         exhausted=len(ids) < n,
+        entries=entries,
     )
 
 

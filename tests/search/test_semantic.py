@@ -147,7 +147,8 @@ def test_a_range_over_two_days_gives_the_exact_nearest_frames_however_little_of_
     """Every read the plan makes (a whole day, a day kept in part and over-fetched, a sliver of
     a day read shallow and deeper only when it could still count) gives what reading every
     entry of every day would: the n nearest admitted frames, in order."""
-    from search.embeddings import embed_query, embedder_info, semantic_max_distance
+    from search import relevance
+    from search.embeddings import embed_query, embedder_info
     from search.vectors import day_of, day_query
 
     # 60 frames two minutes apart before midnight and 60 after: a range can keep any part of either day.
@@ -159,16 +160,24 @@ def test_a_range_over_two_days_gives_the_exact_nearest_frames_however_little_of_
     midnight = T0 + 7200
 
     def every_entry(q: str, filters: Filters, n: int) -> list[tuple[int, float]]:
+        """Every entry of both days read, each chunk weighed as search.relevance says (its
+        script's pull, how much the query draws it beyond everyday questions), then selected."""
         embedding = embed_query(q)
+        weigh = relevance.query_relevance(q, embedding)
+        records = {row.frame_id: bytes(row.relevance) for row in FrameVectors.objects.all()}
         best: dict[int, float] = {}
+        stand_out: dict[int, float] = {}
         with connection.cursor() as cursor:
             for day in {day_of(int(filters.start_ms)), day_of(int(filters.end_ms))}:
                 admitted = set(semantic._ids(cursor, filters))
-                for hit in day_query(embedder_key=key, day=day, embedding=embedding, n=10_000).hits:
-                    if hit.frame_id in admitted and hit.distance < best.get(hit.frame_id, 9.0):
-                        best[hit.frame_id] = hit.distance
+                for frame_id, chunk, distance in day_query(embedder_key=key, day=day, embedding=embedding, n=10_000).entries:
+                    if frame_id not in admitted:
+                        continue
+                    record = relevance.chunk_record(records[frame_id], chunk)
+                    best[frame_id] = min(best.get(frame_id, 9.0), distance + weigh.pull[record[0]])
+                    stand_out[frame_id] = max(stand_out.get(frame_id, -99.0), relevance.chunk_z(record, 1 - distance, weigh.language))
         ranked = sorted(best.items(), key=lambda item: (item[1], -item[0]))
-        return [(frame_id, d) for frame_id, d in ranked if d <= semantic_max_distance()][:n]
+        return relevance.select([(frame_id, d, stand_out[frame_id]) for frame_id, d in ranked])[:n]
 
     assert day_of(int((midnight - 1) * 1000)) + 1 == day_of(int(midnight * 1000))
     ranges = [
