@@ -18,6 +18,10 @@ Rules:
 - script-centred: a passage's similarity less the query's similarity to the mean passage of
   the passage's script (Chinese or Latin), computable at query time from the stored vectors:
   it removes the pull of a query's own language.
+- the app's rule (search.relevance, its own functions): order by similarity less the pull of
+  the chunk's script measured on the packaged everyday questions, select by the z of the
+  query against those questions on each chunk (z_keep, z_sure, z_first); a sweep of the three
+  thresholds, the app's setting marked, is how relevance.THRESHOLDS were chosen.
 
     .venv/bin/python bench/search_quality.py --keep          # prints: kept /tmp/myrecall-bench-quality-...
     .venv/bin/python bench/semantic_relevance.py /tmp/myrecall-bench-quality-...
@@ -74,12 +78,31 @@ def similarities(data_dir: str, model: str) -> dict:
             best[key] = max(best.get(key, -1.0), float(score))
         return best
 
+    from search import relevance
+
+    records = []  # each chunk's relevance record, as the worker keeps it
+    for chunk, vector in zip(chunks, vectors.tolist()):
+        records.append(relevance.chunk_record(relevance.chunk_stats([chunk], [vector]), 0))
+
+    def app_rule(q: str) -> dict:
+        """Per screen, as search.semantic does: the best chunk's distance plus its script's pull, and its best z."""
+        embedding = embed_query(q)
+        weigh = relevance.query_relevance(q, embedding)
+        sims = vectors @ np.array(embedding, dtype=np.float32)
+        distance: dict[str, float] = {}
+        z: dict[str, float] = {}
+        for key, sim, record in zip(owners, sims, records):
+            distance[key] = min(distance.get(key, 9.0), 1 - float(sim) + weigh.pull[record[0]])
+            z[key] = max(z.get(key, -99.0), relevance.chunk_z(record, float(sim), weigh.language))
+        return {"distance": distance, "z": z}
+
     def item(q: str, **extra) -> dict:
-        return {"q": q, **extra, "sims": per_screen(q, centred=False), "centred": per_screen(q, centred=True)}
+        return {"q": q, **extra, "sims": per_screen(q, centred=False), "centred": per_screen(q, centred=True), "app": app_rule(q)}
 
     return {
         "labelled": [item(query.q, cls=query.cls, answers=list(query.answers)) for query in QUERIES],
         "off": [item(q) for q in OFF_TOPIC],
+        "thresholds": list(relevance.thresholds()),
     }
 
 
@@ -155,6 +178,35 @@ def main() -> None:
             return [k for k in sorted(keys, key=lambda k: -score[k]) if score[k] >= z]
         report(f"both models, the better z vs strays >= {z}", keep, sets)
     print("\n(the stray statistics come from the same off-topic questions they are tested on: optimistic)")
+    app_sweep(sets)
+
+
+def app_select(app: dict, keep_at: float, sure_at: float, first_at: float) -> list[str]:
+    """search.relevance.select on one question's screens (the same rule, on screen keys)."""
+    ranked = sorted(app["distance"], key=lambda key: app["distance"][key])
+    sure = any(app["z"][key] >= sure_at for key in ranked[:10])
+    kept = [key for key in ranked if app["z"][key] >= keep_at]
+    if sure:
+        return kept
+    return ranked[:1] if ranked and app["z"][ranked[0]] >= first_at else kept[:1]
+
+
+def app_sweep(sets: dict) -> None:
+    """The app's rule with its thresholds swept: recall@10 per class and what off-topic questions get."""
+    for model, found in sets.items():
+        setting = tuple(found["thresholds"])
+        print(f"\nthe app's rule (search.relevance), {model}: z_keep / z_sure / z_first, the app's setting marked *")
+        grid = sorted({setting, *[(keep, sure, first) for keep in (1.5, 2.0, 2.5, 3.0) for sure in (2.5, 3.0, 3.5, 4.0)
+                                  for first in (keep - 1.0, keep - 0.3) if sure >= keep]})
+        for keep, sure, first in grid:
+            by_class: dict[str, list[bool]] = {}
+            for item in found["labelled"]:
+                got = app_select(item["app"], keep, sure, first)[:10]
+                by_class.setdefault(item["cls"], []).append(any(key in item["answers"] for key in got))
+            off = [len(app_select(item["app"], keep, sure, first)[:10]) for item in found["off"]]
+            mark = "*" if (keep, sure, first) == setting else " "
+            classes = " ".join(f"{cls} {np.mean(hits):.2f}" for cls, hits in by_class.items())
+            print(f" {mark}{keep:4.1f} {sure:4.1f} {first:4.1f}  {classes} | off-topic: {np.mean(off):.2f} results")
 
 
 if __name__ == "__main__":

@@ -19,8 +19,9 @@ Chinese), embedded by whatever model runs, so they need no state of the user's i
   chunk's similarity to the query is a z-score against the background questions of the query's
   language: how much more this question draws it than everyday questions do. A frame whose best
   z reaches the model's z_keep is returned; when none of the ten best reaches z_sure (nothing
-  stands out: a question the screens have no answer to), only one is: the nearest if its z
-  reaches z_first, else the nearest that reaches z_keep.
+  stands out: a question the screens have no answer to, or an answer that is a few lines of a
+  busy screen), only one is: the nearest if its z reaches the far lower z_first, else the
+  nearest that reaches z_keep.
 
 Exports:
 - background(): the background questions' vectors for the embedder configured now (embedded
@@ -53,9 +54,12 @@ RECORD_BYTES = _RECORD.size
 
 # (z_keep, z_sure) per packaged model, chosen on bench/search_quality.py's labelled and off-topic
 # questions (bench/semantic_relevance.py sweeps them); an endpoint's model gets e5's.
-# z_first: when nothing stands out, the nearest frame is the one returned if it reaches this
-# (a little below z_keep), else the nearest that reaches z_keep.
-THRESHOLDS = {"multilingual-e5-small": (2.0, 3.0, 1.7), "all-MiniLM-L6-v2": (3.0, 4.0, 2.7)}
+# z_first: when nothing stands out, the nearest frame is returned if it reaches this. Far below
+# z_keep: a screen where the answer is a few lines among many others is drawn little more than
+# by everyday questions (bench/ingest.py's paraphrases: z median 1.8, a tenth under 0.5, the
+# lowest 0.09), and when it is the nearest it is the one to show; 0 is where a question draws
+# a screen less than everyday questions do on average.
+THRESHOLDS = {"multilingual-e5-small": (2.0, 3.0, 0.0), "all-MiniLM-L6-v2": (3.0, 4.0, 0.0)}
 # The share of the background questions nearest to a chunk left out of its mean and deviation.
 TRIM = 0.1
 DEFAULT_THRESHOLDS = THRESHOLDS["multilingual-e5-small"]
@@ -176,9 +180,9 @@ def thresholds() -> tuple[float, float, float]:
 
 def select(ranked: list[tuple[int, float, float | None]]) -> list[tuple[int, float]]:
     """The frames a search by meaning returns, from (frame_id, distance, best z) in order: those
-    whose z reaches z_keep; when none of the SURE_AMONG best reaches z_sure, one frame only: the
-    nearest if it reaches z_first, else the nearest that reaches z_keep. A frame without a record
-    (z None) counts as kept, never as standing out."""
+    whose z reaches z_keep; when none of the SURE_AMONG nearest reaches z_sure (nothing stands
+    out), one frame only: the nearest if it reaches z_first, else the nearest that reaches
+    z_keep. A frame without a record (z None) counts as kept, never as standing out."""
     keep_at, sure_at, first_at = thresholds()
     sure = any(z is not None and z >= sure_at for _, _, z in ranked[:SURE_AMONG])
     kept = [(frame_id, distance) for frame_id, distance, z in ranked if z is None or z >= keep_at]

@@ -51,6 +51,7 @@ def test_the_selection_keeps_what_stands_out_and_one_frame_when_nothing_does(set
     # Something stands out: every frame that reaches z_keep, in order; a frame without a record counts.
     ranked = [(1, 0.1, sure + 0.1), (2, 0.2, keep - 0.1), (3, 0.3, keep), (4, 0.4, None)]
     assert relevance.select(ranked) == [(1, 0.1), (3, 0.3), (4, 0.4)]
+
     # Nothing stands out: only the nearest, if it reaches z_first ...
     assert relevance.select([(5, 0.1, first), (6, 0.2, keep + 0.5)]) == [(5, 0.1)]
     # ... else the nearest that reaches z_keep, else nothing.
