@@ -11,8 +11,8 @@ Chinese), embedded by whatever model runs, so they need no state of the user's i
 - Order (the pull of a language): a chunk's similarity to the query, less the query's similarity
   to the mean background question of the chunk's script (Chinese-Japanese-Korean or Latin).
   A Chinese question about an English page is no longer outranked by every Chinese page
-  (bench/search_quality.py: e5 cross-en 0.10 -> 0.85 recall@10). Half the pull is taken off
-  (PULL_WEIGHT).
+  (bench/search_quality.py: e5 cross-en 0.10 -> 0.85 recall@10). Half of that similarity is
+  taken off, not all of it (PULL_WEIGHT).
 - Selection (how much a chunk draws any question): when a chunk is embedded, its similarities
   to the background questions of each language are summed up as a mean and a deviation and kept
   with the frame (chunk_stats, FrameVectors.relevance, 9 bytes a chunk). At search time a
@@ -29,7 +29,8 @@ Exports:
 - chunk_stats(texts, vectors) -> bytes: what a frame's chunks keep (their script and their
   similarity to the background questions), in chunk order.
 - QueryRelevance, query_relevance(q, embedding): a query's language and its pull per script.
-- chunk_script(text), chunk_z(stats, chunk, similarity, language), thresholds(), select(ranked).
+- chunk_record(stats, chunk), chunk_z(record, similarity, language), chunk_script(text),
+  query_language(q), thresholds(), select(ranked).
 """
 
 import re
@@ -46,13 +47,12 @@ BACKGROUND_FILE = Path(__file__).with_name("background_queries.txt")
 # Chinese, Japanese and Korean letters (a chunk or a query in those scripts).
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 LATIN, CJK = 0, 1
-LANGUAGES = ("en", "zh")  # the background questions' two groups: Latin script, and CJK
 # One chunk's record: its script (a byte), then mean and deviation of its similarity to the
 # Latin-script background questions, then to the CJK ones (half floats).
 _RECORD = struct.Struct("<B4e")
 RECORD_BYTES = _RECORD.size
 
-# (z_keep, z_sure) per packaged model, chosen on bench/search_quality.py's labelled and off-topic
+# (z_keep, z_sure, z_first) per packaged model, chosen on bench/search_quality.py's labelled and off-topic
 # questions (bench/semantic_relevance.py sweeps them); an endpoint's model gets e5's.
 # z_first: when nothing stands out, the nearest frame is returned if it reaches this. Far below
 # z_keep: a screen where the answer is a few lines among many others is drawn little more than
