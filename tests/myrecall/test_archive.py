@@ -21,8 +21,14 @@ def keyword(server, q: str) -> list[int]:
 
 
 def every_frame(server) -> set[int]:
-    body = server.session.get(f"{server.url}/api/v1/search", params={"start_time": 0, "limit": 100}, timeout=30).json()
-    return {hit["content"]["frame_id"] for hit in body["data"]}
+    """Every frame, page by page (the writer may have posted more than one page during the export)."""
+    found: set[int] = set()
+    while True:
+        params = {"start_time": 0, "limit": 100, "offset": len(found)}
+        body = server.session.get(f"{server.url}/api/v1/search", params=params, timeout=30).json()
+        found |= {hit["content"]["frame_id"] for hit in body["data"]}
+        if len(body["data"]) < 100:
+            return found
 
 
 def status(server) -> dict:
