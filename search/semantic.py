@@ -236,13 +236,14 @@ def semantic_finish(plan: SemanticPlan, fetched: SemanticFetched) -> list[tuple[
             if admit:
                 keep = _frames_admitted(cursor, filters, list({frame_id for frame_id, _, _ in entries}))
                 entries = [entry for entry in entries if entry[0] in keep]
-            records.update(_records(cursor, [frame_id for frame_id, _, _ in entries if frame_id not in records]))
+            if floor is None:  # the user's fixed bar needs no records
+                records.update(_records(cursor, [frame_id for frame_id, _, _ in entries if frame_id not in records]))
             for frame_id, chunk, distance in entries:
                 if distance > cutoff:
                     continue
                 record = chunk_record(records.get(frame_id), chunk)
                 # A fixed bar the user set means the fixed rule: raw similarity, for order too.
-                adjusted = distance + (relevance.pull[record[0]] if record and relevance and floor is None else 0.0)
+                adjusted = distance + (relevance.pull[record[0]] if record and relevance else 0.0)
                 if adjusted < best.get(frame_id, 9.0):
                     best[frame_id] = adjusted
                 z = chunk_z(record, 1 - distance, relevance.language) if relevance else None

@@ -108,3 +108,29 @@ def test_questions_in_both_languages_are_found_and_off_topic_ones_get_little(api
     for mode in ("semantic", "hybrid"):
         got = {q: search(q, mode) for q in OFF_TOPIC}
         assert all(len(found) <= 1 for found in got.values()), (mode, got)
+
+
+def test_a_fixed_bar_the_user_sets_replaces_the_rule(vectors, settings):
+    """MYRECALL_SEMANTIC_MIN_SIMILARITY: every frame at least that similar, by raw similarity."""
+    from search import services
+    from search.filters import Filters
+    from search.hybrid import search_run
+    from tests.search.test_semantic import T0
+
+    ids = [frame_add(i * 60, "Notes", "n", text) for i, text in enumerate(
+        ["Lunch at noon at the new ramen place", "Form 1040: filing deadline April 15", "会议记录：项目进度延迟"]
+    )]
+    services.vectors_embed_pending()
+
+    def found(bar: float) -> list[tuple[int, float]]:
+        settings.SEMANTIC_MAX_DISTANCE = 1 - bar
+        result = search_run(q="wedding photographer", filters=Filters(start_time=T0 - 60, end_time=T0 + 3600), mode="semantic", limit=10, offset=0)
+        return [(hit.frame_id, hit.score) for hit in result.hits]
+
+    settings.SEMANTIC_MAX_DISTANCE = None
+    assert len(search_run(q="wedding photographer", filters=Filters(start_time=T0 - 60, end_time=T0 + 3600), mode="semantic", limit=10, offset=0).hits) <= 1
+    everything = found(-1.0)
+    assert sorted(frame_id for frame_id, _ in everything) == sorted(ids)
+    scores = [score for _, score in everything]
+    assert scores == sorted(scores, reverse=True)  # raw similarity, nearest first
+    assert found(0.999) == []
