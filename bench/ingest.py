@@ -1019,7 +1019,7 @@ def text_recall(*, drawn: str, read: str) -> tuple[float, float]:
 def quality_measure(frames: list[BenchFrame], stored_paths: dict[int, Path], *, qualities: list[str]) -> list[tuple]:
     """(source, mean KB, mean encode ms, EN recall, ZH recall) for the original, the stored file and WebP at
     each quality ("lossless" too, which the app does not offer: screens of text are flat colour, where it can win)."""
-    from frames.imaging import image_encode
+    from frames.storage import image_encode
     from frames.ocr import ocr_engine
 
     engine = ocr_engine()

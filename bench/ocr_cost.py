@@ -55,7 +55,7 @@ def main() -> None:
 
     from tests.screens import render, session
     from frames import ocr
-    from frames.imaging import image_encode
+    from frames.storage import image_encode
 
     def stored(screen: Screen) -> np.ndarray:
         encoded = image_encode(render(screen), quality=settings.IMAGE_QUALITY)

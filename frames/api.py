@@ -62,10 +62,11 @@ def frame_create(request: HttpRequest, image: File[UploadedFile], fields: Strict
 
 
 def frame_image_response(frame: Frame) -> FileResponse:
-    path = storage.image_abspath(frame.image_path)
-    if not path.exists():
-        raise ApplicationError("The frame's image file is missing.", extra={"frame_id": frame.id}, status_code=404)
-    response = FileResponse(open(path, "rb"), content_type="image/webp")
+    try:
+        stream, content_type = storage.image_open(frame.image_path)
+    except storage.ImageMissing as exc:
+        raise ApplicationError("The frame's image file is missing.", extra={"frame_id": frame.id}, status_code=404) from exc
+    response = FileResponse(stream, content_type=content_type)
     response["Cache-Control"] = f"private, max-age={IMAGE_CACHE_SECONDS}, immutable"
     return response
 

@@ -1,4 +1,5 @@
-"""Decoding, hashing and encoding of frame images (Pillow and numpy only)."""
+"""Decoding and hashing of uploaded frame images (Pillow and numpy only); how an image is
+stored is frames.storage's."""
 
 import io
 import re
@@ -12,7 +13,6 @@ ACCEPTED_FORMATS = {"PNG", "JPEG", "WEBP"}
 MAX_PIXELS = 8192 * 8192
 SIGNATURE_GRID = (48, 27)  # 40x40-pixel tiles on a 1920x1080 screen
 NOISE_LEVELS = 3  # grey levels a tile mean may move by re-encoding alone
-LOSSLESS_MAX_BYTES = 80 * 1024
 _OBJECT_REPR = re.compile(r"<[\w.]+ object at 0x[0-9a-f]+>")
 
 Image.MAX_IMAGE_PIXELS = MAX_PIXELS
@@ -63,16 +63,3 @@ def hash_distance(a: bytes, b: bytes) -> int:
         return len(a) + len(b)
     diff = np.abs(np.frombuffer(a, dtype=np.uint8).astype(np.int16) - np.frombuffer(b, dtype=np.uint8))
     return int((diff > NOISE_LEVELS).sum())
-
-
-def image_encode(image: Image.Image, *, quality: int, lossless_max_bytes: int = LOSSLESS_MAX_BYTES) -> bytes:
-    """The stored form: lossless WebP, which is exact and for screens of text about half the
-    size of lossy q80; a screen full of photos or video would be huge lossless, so past
-    lossless_max_bytes it is stored lossy at `quality` instead."""
-    out = io.BytesIO()
-    image.save(out, format="WEBP", lossless=True, quality=50, method=4)
-    if out.tell() <= lossless_max_bytes:
-        return out.getvalue()
-    out = io.BytesIO()
-    image.save(out, format="WEBP", quality=quality, method=4)
-    return out.getvalue()

@@ -15,11 +15,10 @@ from django.conf import settings
 from django.db import IntegrityError, connection, transaction
 from django.db.models.functions import Lower
 from django.utils import timezone
-from PIL import Image
 
 from frames import ocr, storage
 from frames.live import frame_created_publish
-from frames.imaging import hash_distance, image_decode, image_encode, image_hash
+from frames.imaging import hash_distance, image_decode, image_hash
 from frames.models import BrowserFrameHold, BrowserTab, CaptureReport, Frame, FrameDeletion, OcrResult, OcrStatus, PrivacySettings
 from frames.selectors import (
     BROWSER_EXCLUDED_LEAD_S,
@@ -144,10 +143,7 @@ def frame_ingest(
             if distance <= settings.DEDUP_MAX_DISTANCE:
                 return IngestResult(status="duplicate", frame_id=None, duplicate_of=previous["id"], distance=distance)
 
-    encoded = image_encode(image, quality=settings.IMAGE_QUALITY)
-    tmp = storage.image_write_temp(encoded)
-    relpath = storage.image_relpath(ts)
-    final = storage.image_abspath(relpath)
+    staged = storage.image_stage(image, timestamp=ts, quality=settings.IMAGE_QUALITY)
     try:
         with transaction.atomic():
             # In the write transaction, so that a report of the same moment is seen whole or not at all.
@@ -168,13 +164,13 @@ def frame_ingest(
                 window_name=window_name or "",
                 browser_url=browser_url or "",
                 focused=focused,
-                image_path=relpath,
+                image_path=staged.relpath,
                 width=image.width,
                 height=image.height,
-                image_bytes=len(encoded),
+                image_bytes=staged.size,
                 phash=phash,
             )
-            storage.image_place(tmp, relpath)
+            staged.place()
             if held:
                 BrowserFrameHold.objects.create(frame=frame, app_class=frame.app_name.casefold(), timestamp=ts)
                 # Read once a report settles it; this is the fallback when none comes.
@@ -187,13 +183,13 @@ def frame_ingest(
                 transaction.on_commit(lambda: frame_ocr_enqueue(frame_id=frame.id))
             transaction.on_commit(lambda: frame_created_publish(frame=frame))
     except IntegrityError:
-        storage.image_discard(tmp, final)
+        staged.discard()
         # A concurrent retry with the same client_frame_id won the race.
         if found := _existing(device_name, client_frame_id):
             return found
         raise
     except BaseException:
-        storage.image_discard(tmp, final)
+        staged.discard()
         raise
     return IngestResult(status="created", frame_id=frame.id)
 
@@ -259,11 +255,7 @@ def frame_ocr_abandon(*, frame_id: int, attempts: int) -> None:
 
 
 def frame_image_load(frame: Frame) -> np.ndarray:
-    path = storage.image_abspath(frame.image_path)
-    if not path.exists():
-        raise FileNotFoundError(f"image file is missing: {frame.image_path}")
-    with Image.open(path) as im:
-        return np.asarray(im.convert("RGB"))
+    return np.asarray(storage.image_pixels(frame.image_path))
 
 
 def _ocr_read(frame: Frame) -> tuple[list[ocr.OcrLine], float, Frame | None]:

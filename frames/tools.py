@@ -10,10 +10,11 @@ from django.urls import reverse
 from ninja import Schema
 from pydantic import Field
 
-from frames import selectors, thumbnails
+from frames import selectors, storage, thumbnails
 from frames.models import Frame
 from frames.selectors import Usage
 from frames.schemas import ContextIn, FrameContextOut, FrameOcrOut
+from myrecall.errors import ApplicationError
 from myrecall.inputs import EPOCH_MAX, EPOCH_MIN, InputSchema
 from myrecall.timezones import local_time
 from myrecall.tools import INSTANT, Context, PathId, Tool, TimezoneName
@@ -127,7 +128,10 @@ class FrameImageIn(InputSchema):
 
 def frame_image(params: FrameImageIn, context: Context, *, frame_id: int) -> tuple[bytes, str]:
     frame = selectors.frame_get(frame_id=frame_id)
-    return thumbnails.frame_preview(frame=frame, max_side=params.max_side), "image/webp"
+    try:
+        return thumbnails.frame_preview(frame=frame, max_side=params.max_side), "image/webp"
+    except storage.ImageMissing as exc:
+        raise ApplicationError("The frame's image file is missing.", extra={"frame_id": frame.id}, status_code=404) from exc
 
 
 FRAME_IMAGE = Tool(

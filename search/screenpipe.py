@@ -175,10 +175,13 @@ def search(request: HttpRequest, params: Query[SearchParams]):
     data = []
     for number, hit in enumerate(hits):
         device_name, image_path = sources.get(hit.frame_id, ("", ""))
-        image = storage.image_abspath(image_path) if image_path else None
+        image = storage.image_location(image_path) if image_path else None
         frame = None
-        if include_frames and number < MAX_INLINE_FRAMES and image is not None and image.is_file():
-            frame = base64.b64encode(image.read_bytes()).decode()
+        if include_frames and number < MAX_INLINE_FRAMES and image_path:
+            try:
+                frame = base64.b64encode(storage.image_bytes(image_path)).decode()
+            except storage.ImageMissing:
+                pass
         data.append(
             {
                 "type": "OCR",

@@ -132,13 +132,13 @@ def test_missing_image_is_400_in_error_shape(api):
 def test_failure_between_image_and_commit_leaves_nothing(api, data_dir, monkeypatch):
     from frames import storage
 
-    real_place = storage.image_place
+    real_place = storage.StagedImage.place
 
-    def place_then_fail(tmp, relpath):
-        real_place(tmp, relpath)
+    def place_then_fail(staged):
+        real_place(staged)
         raise OSError("disk went away")
 
-    monkeypatch.setattr(storage, "image_place", place_then_fail)
+    monkeypatch.setattr(storage.StagedImage, "place", place_then_fail)
     resp = post_frame(api, render_text_image(["atomic"]))
     assert resp.status_code == 500
     assert set(resp.json()) == {"message", "extra"}

@@ -110,7 +110,7 @@ def vector_entries(frame_ids: list[int]) -> int:
 
 def files_of(frame_ids: list[int]) -> list:
     return [
-        storage.image_abspath(path)
+        storage.image_location(path)
         for frame in Frame.objects.filter(id__in=frame_ids)
         for path in storage.frame_relpaths(frame.id, frame.timestamp, frame.image_path)
     ]

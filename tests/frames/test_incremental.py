@@ -12,7 +12,7 @@ from PIL import Image, ImageDraw
 from tests.screens import words_drawn, words_found
 from tests.screens import THEMES, TOP, font, new_screen, render, rows_for, session
 from frames import ocr, storage
-from frames.imaging import image_encode
+from frames.storage import image_encode
 from frames.incremental import ink_find, image_grey, regions_plan
 from frames.models import Frame, OcrResult
 from tests.conftest import post_frame
@@ -352,7 +352,7 @@ def test_worker_falls_back_to_a_full_pass_when_the_previous_image_is_gone(api, i
     screen = new_screen(rng, "editor")
     now = time.time()
     first = post_frame(api, _png(screen), timestamp=now - 5).json()["frame_id"]
-    storage.image_abspath(Frame.objects.get(id=first).image_path).unlink()
+    storage.image_location(Frame.objects.get(id=first).image_path).unlink()
     row = min(range(rows_for("editor", SCREEN[1])), key=lambda r: len(screen.lines[r]))
     screen.lines[row] += " invoice"
     second = post_frame(api, _png(screen), timestamp=now).json()["frame_id"]

@@ -26,7 +26,7 @@ def keyword_mode(settings):
 @pytest.fixture
 def frame_id(frame_make, data_dir):
     frame_id = frame_make("quarterly budget review", at=T0)
-    image = storage.image_abspath(Frame.objects.get(id=frame_id).image_path)
+    image = storage.image_location(Frame.objects.get(id=frame_id).image_path)
     image.parent.mkdir(parents=True, exist_ok=True)
     image.write_bytes(b"image bytes")
     return frame_id

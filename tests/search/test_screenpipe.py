@@ -206,7 +206,7 @@ def test_max_content_length_cuts_the_middle_and_zero_keeps_all(api, frame_make):
 
 def test_include_frames_attaches_the_image(api, frame_make, data_dir):
     frame_make("a screen", at=T0)
-    image = storage.image_abspath("frames/x.jpg")
+    image = storage.image_location("frames/x.jpg")
     image.parent.mkdir(parents=True, exist_ok=True)
     image.write_bytes(b"RIFF-not-really-webp")
     since = {"start_time": iso(T0 - HOUR)}
@@ -353,7 +353,7 @@ def test_frame_context_gives_text_urls_and_neighbours(api):
 
 def test_the_image_and_the_frame_pages_keep_working(api, browser, frame_make):
     frame_id = frame_make("a screen", at=T0)
-    image = storage.image_abspath("frames/x.jpg")
+    image = storage.image_location("frames/x.jpg")
     image.parent.mkdir(parents=True, exist_ok=True)
     image.write_bytes(b"image bytes")
     assert b"".join(api.get(f"/frames/{frame_id}").streaming_content) == b"image bytes"

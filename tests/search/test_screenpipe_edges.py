@@ -76,7 +76,7 @@ def test_image_and_metadata_of_an_unknown_frame_are_screenpipes_404(api, frame_i
 
 def test_a_known_frame_still_answers_in_full(api, data_dir):
     frame = frame_with_text("see https://example.org/page")
-    image = storage.image_abspath(frame.image_path)
+    image = storage.image_location(frame.image_path)
     image.parent.mkdir(parents=True, exist_ok=True)
     image.write_bytes(b"webp bytes")
     assert b"".join(api.get(f"/frames/{frame.id}").streaming_content) == b"webp bytes"
