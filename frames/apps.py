@@ -18,6 +18,13 @@ class FramesConfig(AppConfig):
         worker_periodic_register(tasks.housekeeping_enqueue, every_s=lambda: settings.HOUSEKEEPING_CHECK_S)
         archive_files_register(archive_images)
 
+        # What the frames' files take on disk (the settings page, GET /api/v1/status).
+        from frames.selectors import images_space, thumbnails_space
+        from myrecall.space import space_part_register
+
+        space_part_register("images", "Screen images", images_space)
+        space_part_register("thumbnails", "Thumbnails", thumbnails_space)
+
         # The app's read tools, offered through the REST API, MCP and the agent's skill.
         from frames.tools import ACTIVITY, FRAME_IMAGE, FRAME_TEXT, FRAMES_AROUND
         from myrecall.tools import tool_register

@@ -7,13 +7,15 @@ from datetime import datetime, timedelta
 from datetime import timezone as dt_timezone
 
 from django.conf import settings
-from django.db.models import Count, Max
+from django.db.models import Count, Max, Sum
+from django.db.models.functions import TruncHour
 from django.utils import timezone
 
 from frames.models import BrowserTab, CaptureReport, Frame, FrameDeletion, OcrResult, PrivacySettings
 from myrecall.browsers import browser_of_app, report_keys_for_app, window_shows_tab
 from myrecall.errors import NotFound
 from myrecall.privacy_rules import PrivacyRules
+from myrecall.space import Part, tree_bytes
 
 
 def frame_get(*, frame_id: int) -> Frame:
@@ -207,6 +209,29 @@ def privacy_rules() -> PrivacyRules:
         redact_secrets=row.redact_secrets,
         capture_paused=row.capture_paused,
     )
+
+
+def images_space(zone) -> Part:
+    """The frames' image files: their bytes and frames on each local day of `zone` (summed by
+    hour in the database, so each hour falls on its own day)."""
+    by_day: dict = defaultdict(int)
+    frames_by_day: dict = defaultdict(int)
+    hours = (
+        Frame.objects.annotate(hour=TruncHour("timestamp", tzinfo=dt_timezone.utc))
+        .values("hour")
+        .annotate(n=Count("id"), size=Sum("image_bytes"))
+        .values_list("hour", "n", "size")
+    )
+    for hour, count, size in hours:
+        day = hour.astimezone(zone).date()
+        by_day[day] += size or 0
+        frames_by_day[day] += count
+    return Part(bytes=sum(by_day.values()), by_day=dict(by_day), frames_by_day=dict(frames_by_day))
+
+
+def thumbnails_space(zone) -> Part:
+    """The thumbnails made so far (each on first request)."""
+    return Part(bytes=tree_bytes(settings.DATA_DIR / "thumbs"))
 
 
 def archive_images(snapshot) -> list[str]:

@@ -36,6 +36,7 @@ from myrecall import priorities
 from myrecall.browsers import app_classes_for_report, browser_of_name, report_keys_for_app
 from myrecall.errors import ApplicationError
 from myrecall.privacy_rules import KINDS, PrivacyRules, exclusion_find, rules_clean, secrets_redact
+from myrecall.space import space_forget
 
 logger = logging.getLogger(__name__)
 
@@ -520,6 +521,7 @@ def _deletion_finish(job_id: int) -> None:
     FrameDeletion.objects.filter(id=job_id).update(
         status=FrameDeletion.Status.DONE, finished_at=timezone.now(), error="", updated_at=timezone.now()
     )
+    space_forget()  # the space shown is measured again (in this process; others within a minute)
 
 
 def frames_delete(

@@ -17,6 +17,7 @@ from myrecall.auth import BearerToken
 from myrecall.errors import ApplicationError, NotFound, error_body
 from myrecall.inputs import errors_explained
 from myrecall.middleware import cross_origin_readable
+from myrecall.space import space_summary
 from myrecall.timezones import day_bounds, local_time, request_timezone
 
 
@@ -281,7 +282,8 @@ PATTERN_FIELDS = ("excluded_apps", "excluded_windows", "excluded_urls")
 
 
 def settings_page(request: HttpRequest):
-    """The privacy rules, edited as one pattern per line."""
+    """The privacy rules, edited as one pattern per line; the retention, and the space the memory
+    takes (by part and by day) with what keeping fewer days would free."""
     saved, error = False, ""
     if request.method == "POST":
         # Checkboxes are absent when unticked; the pattern boxes are always sent by the page, so a
@@ -310,5 +312,6 @@ def settings_page(request: HttpRequest):
         "error": error,
         "retention_days": settings.RETENTION_DAYS,
         "zone": request_timezone(request).key,
+        "space": space_summary(zone=request_timezone(request)),
     }
     return render(request, "frames/settings.html", context, status=400 if error else 200)

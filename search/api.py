@@ -17,5 +17,7 @@ def status(request: HttpRequest):
     """How far indexing has come: frames by OCR state; keyword index rows; vectors; for each
     index the oldest frame not yet searchable through it (and how long it has waited); the
     embedding model, the vector backend and whether it answers; each device heard from in the
-    last day, with when its last frame was taken and its capture client's latest report."""
+    last day, with when its last frame was taken and its capture client's latest report; what
+    the memory takes on disk (images, database, indexes), in all and per day, and what keeping
+    fewer days would free."""
     return index_status()

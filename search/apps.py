@@ -48,3 +48,8 @@ class SearchConfig(AppConfig):
         from myrecall.tools import tool_register
 
         tool_register(SEARCH)
+
+        from myrecall.space import space_part_register
+        from search.status import vectors_space
+
+        space_part_register("vectors", "Search-by-meaning index", vectors_space)

@@ -1,4 +1,4 @@
-from datetime import datetime
+from datetime import date, datetime
 
 from ninja import Schema
 from pydantic import Field
@@ -101,8 +101,38 @@ class DeviceStatusOut(Schema):
     )
 
 
+class StoragePartOut(Schema):
+    name: str = Field(description="database, images, thumbnails, vectors")
+    label: str
+    bytes: int
+    per_day: str = Field(description="exact: the part counts its bytes day by day; estimated: shared among days by their frames")
+
+
+class StorageDayOut(Schema):
+    day: date = Field(description="A day in this machine's timezone.")
+    frames: int
+    bytes: int = Field(description="Every part's bytes for the day: images exact, the others a share by frames.")
+    images_bytes: int
+
+
+class StorageFreedOut(Schema):
+    days: int | None = Field(description="Days kept (today included); null when everything is kept.")
+    frees_bytes: int = Field(description="About how many bytes deleting the older days would give back.")
+
+
+class StorageOut(Schema):
+    total_bytes: int
+    frames: int
+    measured_at: datetime = Field(description="The figures are measured at most once a minute.")
+    parts: list[StoragePartOut]
+    days: list[StorageDayOut] = Field(description="The newest first.")
+    retention: StorageFreedOut = Field(description="The retention set (MYRECALL_RETENTION_DAYS), and what it frees.")
+    if_kept: list[StorageFreedOut] = Field(description="What keeping 7, 30, 90 or 365 days would free.")
+
+
 class StatusOut(Schema):
     frames: FramesStatusOut
     keyword: KeywordStatusOut
     semantic: SemanticStatusOut
     devices: list[DeviceStatusOut] = Field(description="Each device heard from in the last day (a frame or a report), the most recent first.")
+    storage: StorageOut = Field(description="What the memory takes on disk, by part and by day.")

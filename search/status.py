@@ -22,10 +22,11 @@ from django.utils import timezone
 
 from frames.models import Frame, OcrStatus
 from frames.selectors import devices_seen
-from myrecall.timezones import duration_short
+from myrecall.space import Part, space_summary, tree_bytes
+from myrecall.timezones import duration_short, machine_timezone
 from search.embeddings import embedder_info, embedder_ready
 from search.fts import partition_of, partitions_in, partitions_outdated, period_bounds_s, rowid_for
-from search.vectors import VectorError, backend_describe, vectors_count, vectors_health
+from search.vectors import VectorError, backend_describe, vectors_count, vectors_dir, vectors_health
 
 def index_periods(*, start_time: float | None = None, end_time: float | None = None) -> list[int]:
     """The periods of the keyword index that overlap [start_time, end_time] and have frames or
@@ -152,13 +153,18 @@ def index_backlog() -> dict[str, dict]:
     }
 
 
+def vectors_space(zone) -> Part:
+    """The vector index's files in the data dir (a Chroma server of CHROMA_URL keeps its own)."""
+    return Part(bytes=tree_bytes(vectors_dir()))
+
+
 def index_status() -> dict:
     """What is indexed and what is not yet, for GET /api/v1/status: frames by OCR state; keyword
     index rows, the frames waiting for it (index_backlog) and the oldest frame by capture time
     not yet searchable by its words; vectors, the frames waiting for them and the oldest not yet
     searchable by meaning; how far the move to a newly configured embedder is; the embedder, the
     vector backend and whether it answers; the devices heard from in the last day, with their
-    last frame and their capture client's last report."""
+    last frame and their capture client's last report; what the memory takes on disk."""
     from search.models import FrameVectors, VectorStatus
 
     by_state = dict(Frame.objects.values_list("ocr_status").annotate(n=Count("id")).values_list("ocr_status", "n"))
@@ -213,6 +219,7 @@ def index_status() -> dict:
             {"device_name": device.name, "last_frame": device.last_frame, "last_report": device.report}
             for device in devices_seen(since=timezone.now() - timedelta(days=1))
         ],
+        "storage": space_summary(zone=machine_timezone()),
     }
 
 
