@@ -31,6 +31,15 @@ class Frame(models.Model):
     width = models.PositiveIntegerField()
     height = models.PositiveIntegerField()
     image_bytes = models.PositiveIntegerField()
+    image_base = models.ForeignKey(
+        "self",
+        null=True,
+        blank=True,
+        on_delete=models.DO_NOTHING,
+        db_constraint=False,
+        related_name="+",
+        help_text="The frame stored whole that this frame's image is stored against (see frames.storage); null when stored whole.",
+    )
     phash = models.BinaryField(max_length=2048, help_text="Perceptual signature: tile means of a 48x27 grey grid.")
     ocr_status = models.CharField(max_length=16, choices=OcrStatus.choices, default=OcrStatus.PENDING)
     ocr_attempts = models.PositiveSmallIntegerField(default=0)

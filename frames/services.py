@@ -5,6 +5,7 @@ import dataclasses
 import logging
 import math
 import time
+from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -144,9 +145,13 @@ def frame_ingest(
             if distance <= settings.DEDUP_MAX_DISTANCE:
                 return IngestResult(status="duplicate", frame_id=None, duplicate_of=previous["id"], distance=distance)
 
-    staged = storage.image_stage(image, timestamp=ts, quality=settings.IMAGE_QUALITY)
+    staged = storage.image_stage(image, timestamp=ts, quality=settings.IMAGE_QUALITY, bases=_image_bases(device_name, ts, image.size))
     try:
         with transaction.atomic():
+            if staged.base is not None and not Frame.objects.filter(id=staged.base).exists():
+                # Its base was deleted meanwhile (a deletion or the retention): store it whole.
+                staged.discard()
+                staged = storage.image_stage(image, timestamp=ts, quality=settings.IMAGE_QUALITY)
             # In the write transaction, so that a report of the same moment is seen whole or not at all.
             tab = browser_tab_at(app_name=app_name, window_name=window_name, at=ts)
             if tab.excluded:
@@ -169,6 +174,7 @@ def frame_ingest(
                 width=image.width,
                 height=image.height,
                 image_bytes=staged.size,
+                image_base_id=staged.base,
                 phash=phash,
             )
             staged.place()
@@ -193,6 +199,27 @@ def frame_ingest(
         staged.discard()
         raise
     return IngestResult(status="created", frame_id=frame.id)
+
+
+# How far back a device's frames stored whole are looked for, to store a new frame against one.
+IMAGE_BASE_SPAN = timedelta(hours=1)
+
+
+def _image_bases(device_name: str, ts: datetime, size: tuple[int, int]) -> list[storage.Base]:
+    """The device's latest frames stored whole before ts, of this size, newest first."""
+    rows = (
+        Frame.objects.filter(
+            device_name=device_name,
+            timestamp__lte=ts,
+            timestamp__gte=ts - IMAGE_BASE_SPAN,
+            image_base__isnull=True,
+            width=size[0],
+            height=size[1],
+        )
+        .order_by("-timestamp", "-id")
+        .values_list("id", "image_path")[: storage.BASES]
+    )
+    return [storage.Base(frame_id=frame_id, relpath=relpath) for frame_id, relpath in rows]
 
 
 def frame_ocr_enqueue(*, frame_id: int, delay_s: float = 0, priority: int = priorities.BACKLOG) -> str:
@@ -432,15 +459,49 @@ def _deletion_batch(job_id: int) -> int:
         removed["ocr_texts"] = removed.get("ocr_texts", 0) + OcrResult.objects.filter(frame_id__in=ids).count()
         # Frames whose unchanged regions were carried over from these keep their own text.
         OcrResult.objects.filter(carried_from_id__in=ids).update(carried_from=None)
+        # Frames that stay and whose images are stored against these are stored again first.
+        restaged = _images_restage(job, ids)
         Frame.objects.filter(id__in=ids).delete()
         removed["frames"] = removed.get("frames", 0) + len(ids)
         job.removed = removed
         job.pending = {
             "frames": [[frame.id, frame.ts_ms] for frame in gone],
-            "files": [path for frame_id, moment, image in rows for path in storage.frame_relpaths(frame_id, moment, image)],
+            "files": [path for frame_id, moment, image in rows for path in storage.frame_relpaths(frame_id, moment, image)]
+            + restaged,
         }
         job.save(update_fields=["removed", "pending", "updated_at"])
     return len(ids)
+
+
+def _images_restage(job: FrameDeletion, ids: list[int]) -> list[str]:
+    """Store again, without their base, the images of the frames that stay and are stored
+    against one of these frames (see frames.storage); returns the files they no longer use,
+    to remove once the batch is committed. Runs in the batch's transaction."""
+    staying = (
+        Frame.objects.filter(image_base_id__in=ids)
+        .exclude(id__in=_deletion_frames(job).values("id"))
+        .order_by("image_base_id", "timestamp", "id")
+        .values_list("id", "image_path", "image_base_id")
+    )
+    groups: dict[int, list[storage.Base]] = defaultdict(list)
+    for frame_id, relpath, base_id in staying:
+        groups[base_id].append(storage.Base(frame_id=frame_id, relpath=relpath))
+    placed: list[storage.StagedImage] = []
+    old: list[str] = []
+    try:
+        for frames in groups.values():
+            for frame, staged in zip(frames, storage.image_restage(frames, quality=settings.IMAGE_QUALITY)):
+                placed.append(staged)
+                staged.place()
+                Frame.objects.filter(id=frame.frame_id).update(
+                    image_path=staged.relpath, image_bytes=staged.size, image_base_id=staged.base
+                )
+                old.append(frame.relpath)
+    except BaseException:
+        for staged in placed:
+            staged.discard()
+        raise
+    return old
 
 
 def _deletion_settle(job_id: int) -> None:

@@ -3,18 +3,26 @@ keeps opening everywhere (the API, thumbnails, OCR, an assistant's preview), and
 a clear 404, never a crash."""
 
 import io
+import random
+import time
+from datetime import datetime
+from datetime import timezone as dt_timezone
 from zoneinfo import ZoneInfo
+
+import numpy as np
 
 import pytest
 from django.contrib.auth import get_user_model
 from PIL import Image
 
 from frames import services, storage
+from frames.services import frames_delete
 from frames.models import Frame, OcrStatus
 from frames.tools import FrameImageIn
 from myrecall.errors import ApplicationError
 from myrecall.tools import Context, tool_get
 from tests.conftest import post_frame, render_text_image
+from tests.screens import new_screen, render
 
 pytestmark = pytest.mark.django_db
 
@@ -84,3 +92,122 @@ def test_a_missing_image_is_a_404_in_the_error_shape(api):
     assert raised.value.status_code == 404
     with pytest.raises(storage.ImageMissing):
         storage.image_pixels(Frame.objects.get(id=frame_id).image_path)
+
+
+# Frames of a screen that barely changed are stored as the tiles that changed ----------------
+
+
+def _png(image: Image.Image) -> bytes:
+    out = io.BytesIO()
+    image.save(out, format="PNG")
+    return out.getvalue()
+
+
+def _typing(count: int, *, seed: int = 3) -> list[Image.Image]:
+    """A screen typed into: each capture one word longer than the one before."""
+    rng = random.Random(seed)
+    screen = new_screen(rng, "editor", zh_share=0.0)
+    images = []
+    for number in range(count):
+        screen.lines[2 + number % 5] += f" word{number}"
+        images.append(render(screen))
+    return images
+
+
+def _post_all(api, images, *, start: float, step: float = 5.0, app_name="Code") -> list[int]:
+    ids = []
+    for number, image in enumerate(images):
+        resp = post_frame(api, _png(image), timestamp=start + number * step, app_name=app_name, client_frame_id=f"t{start}-{number}")
+        assert resp.status_code == 201, resp.content
+        ids.append(resp.json()["frame_id"])
+    return ids
+
+
+def _served_pixels(api, frame_id: int) -> np.ndarray:
+    resp = api.get(f"/api/v1/frames/{frame_id}")
+    assert resp.status_code == 200 and resp["Content-Type"] == "image/webp"
+    with Image.open(io.BytesIO(b"".join(resp.streaming_content))) as image:
+        return np.asarray(image.convert("RGB"))
+
+
+def test_a_screen_typed_into_is_stored_as_its_changed_tiles_and_reads_back_exactly(api):
+    images = _typing(6)
+    ids = _post_all(api, images, start=time.time() - 600)
+    frames = {frame.id: frame for frame in Frame.objects.filter(id__in=ids)}
+    first = frames[ids[0]]
+    assert first.image_base_id is None and first.image_path.endswith(storage.IMAGE_SUFFIX)
+    deltas = [frames[frame_id] for frame_id in ids[1:]]
+    assert all(frame.image_path.endswith(storage.DELTA_SUFFIX) and frame.image_base_id == ids[0] for frame in deltas)
+    # Much smaller than whole: a line of a 1920x1080 screen changed.
+    assert max(frame.image_bytes for frame in deltas) * 4 < first.image_bytes
+    for frame_id, image in zip(ids, images):
+        assert np.array_equal(_served_pixels(api, frame_id), np.asarray(image)), frame_id
+        assert np.array_equal(np.asarray(storage.image_pixels(frames[frame_id].image_path)), np.asarray(image))
+    # OCR reads a delta's own pixels: the word typed last is in its text.
+    assert services.frame_ocr_run(frame_id=ids[-1]) == "done"
+    assert "word5" in Frame.objects.get(id=ids[-1]).ocr.text
+
+
+def test_another_screen_or_size_is_stored_whole(api):
+    rng = random.Random(5)
+    one, other = new_screen(rng, "editor"), new_screen(rng, "browser")
+    ids = _post_all(api, [render(one), render(other), render(one, size=(1280, 800))], start=time.time() - 600)
+    assert [Frame.objects.get(id=frame_id).image_base_id for frame_id in ids] == [None, None, None]
+    # Back to the first window: stored against it, the closest of the device's recent whole frames.
+    back = _post_all(api, [render(one)], start=time.time() - 400)[0]
+    assert Frame.objects.get(id=back).image_base_id == ids[0]
+
+
+def test_deleting_a_base_stores_the_frames_that_stay_again_without_it(api):
+    images = _typing(5, seed=8)
+    start = time.time() - 3600
+    ids = _post_all(api, images, start=start)
+    base = Frame.objects.get(id=ids[0])
+    base_file = storage.image_location(base.image_path)
+    old_files = [storage.image_location(Frame.objects.get(id=frame_id).image_path) for frame_id in ids[1:]]
+    job = frames_delete(start=datetime.fromtimestamp(start - 1, tz=dt_timezone.utc), end=datetime.fromtimestamp(start + 1, tz=dt_timezone.utc))
+    assert job.status == "done" and not Frame.objects.filter(id=ids[0]).exists()
+    assert not base_file.exists()
+    assert not any(path.exists() for path in old_files)  # their old deltas went with their base
+    kept = {frame.id: frame for frame in Frame.objects.filter(id__in=ids[1:])}
+    assert kept[ids[1]].image_base_id is None  # the first that stays is stored whole now
+    assert all(kept[frame_id].image_base_id == ids[1] for frame_id in ids[2:])
+    for frame_id, image in zip(ids[1:], images[1:]):
+        assert np.array_equal(_served_pixels(api, frame_id), np.asarray(image)), frame_id
+    referenced = {storage.delta_base(storage.image_location(frame.image_path).read_bytes()) for frame in kept.values()}
+    assert base.image_path not in referenced
+    # Every file of the data dir's frames folder belongs to a frame that stays.
+    on_disk = {p.relative_to(storage.image_location("")).as_posix() for p in storage.frames_root().rglob("*") if p.is_file()}
+    assert on_disk == {frame.image_path for frame in kept.values()}
+
+
+def test_deleting_one_apps_frames_keeps_another_apps_frames_stored_against_them_whole(api):
+    images = _typing(4, seed=9)
+    start = time.time() - 7200
+    ids = _post_all(api, images[:1], start=start, app_name="Code") + _post_all(api, images[1:], start=start + 10, app_name="Notes")
+    assert Frame.objects.get(id=ids[1]).image_base_id == ids[0]
+    frames_delete(start=datetime.fromtimestamp(start - 1, tz=dt_timezone.utc), end=datetime.fromtimestamp(start + 100, tz=dt_timezone.utc), app_name="Code")
+    assert list(Frame.objects.filter(id__in=ids).order_by("id").values_list("id", flat=True)) == ids[1:]
+    for frame_id, image in zip(ids[1:], images[1:]):
+        assert np.array_equal(_served_pixels(api, frame_id), np.asarray(image))
+
+
+def test_a_base_deleted_while_a_frame_is_stored_against_it_leaves_the_frame_whole(api, monkeypatch):
+    images = _typing(2, seed=11)
+    start = time.time() - 900
+    first = _post_all(api, images[:1], start=start)[0]
+    real_stage = storage.image_stage
+
+    def stage_then_base_goes(image, **kwargs):
+        staged = real_stage(image, **kwargs)
+        if staged.base is not None:
+            frames_delete(start=datetime.fromtimestamp(start - 1, tz=dt_timezone.utc), end=datetime.fromtimestamp(start + 1, tz=dt_timezone.utc))
+        return staged
+
+    monkeypatch.setattr(storage, "image_stage", stage_then_base_goes)
+    second = _post_all(api, images[1:], start=start + 5)[0]
+    assert not Frame.objects.filter(id=first).exists()
+    frame = Frame.objects.get(id=second)
+    assert frame.image_base_id is None and frame.image_path.endswith(storage.IMAGE_SUFFIX)
+    assert np.array_equal(_served_pixels(api, second), np.asarray(images[1]))
+    assert len([p for p in storage.frames_root().rglob("*") if p.is_file()]) == 1
