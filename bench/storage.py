@@ -1,0 +1,175 @@
+"""Bytes per frame on disk, and what reading a stored frame costs (issue 24).
+
+(1) Images. In a temporary data dir, frames go through the app's own ingest
+(frames.services.frame_ingest): a working session of 1920x1080 screens from
+tests.screens.session (typing, scrolling, switching windows; one device, a frame every
+3 s), and the 46 screens of the quality set (bench/quality, drawn by Chromium; independent
+screens, another device). For each set: the frames stored, how many whole and how many as
+the tiles that changed (deltas), the image bytes per frame against every frame stored whole
+(the form before), the ingest time per frame, and the time to open a frame as the viewer does
+(GET /api/v1/frames/<id>: p50/p95, whole and delta apart). Every stored frame is read back and
+compared with the pixels sent (exact), and OCR is run on a sample of stored images and on the
+originals: the words found must be the same.
+
+Prints figures, asserts nothing.
+
+    .venv/bin/python bench/storage.py
+    .venv/bin/python bench/storage.py --session 600 --ocr-sample 30
+"""
+
+import argparse
+import io
+import os
+import random
+import statistics
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+from PIL import Image
+from tqdm import tqdm
+
+REPO = Path(__file__).resolve().parent.parent
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+
+QUALITY_CACHE = Path.home() / ".cache" / "myrecall-bench" / "quality"
+STEP_S = 3.0
+
+
+def _django(data_dir: Path) -> None:
+    os.environ["MYRECALL_DATA_DIR"] = str(data_dir)
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "myrecall.settings")
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+
+
+def _png(image: Image.Image) -> bytes:
+    out = io.BytesIO()
+    image.save(out, format="PNG")
+    return out.getvalue()
+
+
+def _pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))] if ordered else float("nan")
+
+
+def session_images(steps: int, seed: int) -> list[Image.Image]:
+    from tests.screens import render, session
+
+    return [render(screen) for screen, _ in tqdm(session(random.Random(seed), steps), total=steps, desc="draw session")]
+
+
+def quality_images() -> list[Image.Image]:
+    """The quality set's screens as bench/search_quality.py drew them (it draws them when missing)."""
+    from bench.quality.queries import SCREENS
+    from bench.search_quality import screens_render
+
+    paths = screens_render(SCREENS, QUALITY_CACHE)
+    return [Image.open(paths[screen.key]).convert("RGB") for screen in SCREENS]
+
+
+def ingest(images: list[Image.Image], *, device: str, start: float) -> tuple[list[int], list[float]]:
+    from frames.services import frame_ingest
+
+    ids, times = [], []
+    for number, image in enumerate(tqdm(images, desc=f"ingest {device}")):
+        data = _png(image)
+        began = time.perf_counter()
+        result = frame_ingest(
+            image_bytes=data, timestamp=start + number * STEP_S, app_name="Bench", window_name=device,
+            device_name=device, client_frame_id=f"{device}-{number}",
+        )
+        times.append(time.perf_counter() - began)
+        ids.append(result.frame_id if result.status == "created" else None)
+    return ids, times
+
+
+def report(name: str, images: list[Image.Image], ids: list[int | None], times: list[float], *, ocr_sample: int, client) -> None:
+    from frames import storage
+    from frames.models import Frame
+    from frames.ocr import ocr_engine
+
+    stored = [(image, frame_id) for image, frame_id in zip(images, ids) if frame_id is not None]
+    frames = {frame.id: frame for frame in Frame.objects.filter(id__in=[frame_id for _, frame_id in stored])}
+    deltas = [frame for frame in frames.values() if frame.image_base_id is not None]
+    now_bytes = sum(frame.image_bytes for frame in frames.values())
+    whole_bytes = sum(len(storage.image_encode(image, quality=80)) for image, _ in tqdm(stored, desc="encode whole (before)"))
+    n = len(stored)
+    print(f"\n== {name}: {len(images)} screens sent, {n} stored ({len(images) - n} skipped as near-duplicates) ==")
+    print(f"  stored whole {n - len(deltas)}, as changed tiles {len(deltas)} ({len(deltas) / max(n, 1):.0%})")
+    print(f"  image bytes per frame: {now_bytes / n / 1024:.1f} KB (every frame whole, as before: {whole_bytes / n / 1024:.1f} KB; "
+          f"{now_bytes / whole_bytes:.2f}x)")
+    if deltas:
+        print(f"    deltas: median {statistics.median(f.image_bytes for f in deltas) / 1024:.1f} KB; "
+              f"whole: median {statistics.median(f.image_bytes for f in frames.values() if f.image_base_id is None) / 1024:.1f} KB")
+    print(f"  ingest (decode, hash, encode, write): p50 {statistics.median(times) * 1000:.0f} ms, p95 {_pct(times, 0.95) * 1000:.0f} ms")
+
+    exact = 0
+    opened: dict[str, list[float]] = {"whole": [], "delta": []}
+    for image, frame_id in tqdm(stored, desc="open as the viewer does"):
+        kind = "delta" if frames[frame_id].image_base_id is not None else "whole"
+        storage._cache.clear()  # a viewer opening an old frame: its base is not in memory
+        began = time.perf_counter()
+        resp = client.get(f"/api/v1/frames/{frame_id}")
+        body = b"".join(resp.streaming_content)
+        opened[kind].append(time.perf_counter() - began)
+        with Image.open(io.BytesIO(body)) as back:
+            exact += np.array_equal(np.asarray(back.convert("RGB")), np.asarray(image))
+    print(f"  read back exactly: {exact} of {n}")
+    for kind, values in opened.items():
+        if values:
+            print(f"  open a frame stored {kind} (GET /api/v1/frames/<id>, its base not cached): "
+                  f"p50 {statistics.median(values) * 1000:.0f} ms, p95 {_pct(values, 0.95) * 1000:.0f} ms ({len(values)} frames)")
+
+    sample = random.Random(1).sample(stored, min(ocr_sample, n))
+    engine = ocr_engine()
+    same = found_orig = found_stored = 0
+    for image, frame_id in tqdm(sample, desc="OCR original and stored"):
+        words = lambda pixels: Counter(w.text for line in engine.recognize(pixels) for w in line.words)  # noqa: E731
+        original = words(np.asarray(image))
+        back = words(np.asarray(storage.image_pixels(frames[frame_id].image_path)))
+        found_orig += sum(original.values())
+        found_stored += sum((original & back).values())
+        same += original == back
+    print(f"  OCR on {len(sample)} stored images: the same words as on the originals in {same}; "
+          f"word recall {found_stored / max(found_orig, 1):.4f}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--session", type=int, default=300, help="screens of the working session")
+    parser.add_argument("--ocr-sample", type=int, default=20, help="stored images OCR'd per set")
+    parser.add_argument("--no-quality", action="store_true", help="skip the quality set's screens")
+    parser.add_argument("--seed", type=int, default=7)
+    args = parser.parse_args()
+
+    with tempfile.TemporaryDirectory(prefix="myrecall-storage-") as tmp:
+        _django(Path(tmp) / "data")
+        from django.test import Client
+
+        from myrecall.services import api_token_create
+
+        _, token = api_token_create(name="bench")
+        client = Client(HTTP_AUTHORIZATION=f"Bearer {token}", HTTP_HOST="127.0.0.1")
+        start = time.time() - 86_400
+        images = session_images(args.session, args.seed)
+        ids, times = ingest(images, device="session", start=start)
+        report(f"working session ({args.session} captures, tests.screens.session seed {args.seed})", images, ids, times,
+               ocr_sample=args.ocr_sample, client=client)
+        if not args.no_quality:
+            images = quality_images()
+            ids, times = ingest(images, device="quality", start=start + 7200)
+            report("quality set (46 independent screens)", images, ids, times, ocr_sample=args.ocr_sample, client=client)
+
+
+if __name__ == "__main__":
+    main()
