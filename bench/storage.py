@@ -9,7 +9,8 @@ the tiles that changed (deltas), the image bytes per frame against every frame s
 (the form before), the ingest time per frame, and the time to open a frame as the viewer does
 (GET /api/v1/frames/<id>: p50/p95, whole and delta apart). Every stored frame is read back and
 compared with the pixels sent (exact), and OCR is run on a sample of stored images and on the
-originals: the words found must be the same.
+originals: the words found must be the same. On that sample, the OCR lines with their word boxes
+as the database keeps them (packed) against JSON (before), and the screen signatures.
 
 Prints figures, asserts nothing.
 
@@ -19,6 +20,7 @@ Prints figures, asserts nothing.
 
 import argparse
 import io
+import json
 import os
 import random
 import statistics
@@ -96,7 +98,9 @@ def ingest(images: list[Image.Image], *, device: str, start: float) -> tuple[lis
 def report(name: str, images: list[Image.Image], ids: list[int | None], times: list[float], *, ocr_sample: int, client) -> None:
     from frames import storage
     from frames.models import Frame
+    from frames.imaging import hash_unpack
     from frames.ocr import ocr_engine
+    from frames.text import lines_pack
 
     stored = [(image, frame_id) for image, frame_id in zip(images, ids) if frame_id is not None]
     frames = {frame.id: frame for frame in Frame.objects.filter(id__in=[frame_id for _, frame_id in stored])}
@@ -133,15 +137,29 @@ def report(name: str, images: list[Image.Image], ids: list[int | None], times: l
     sample = random.Random(1).sample(stored, min(ocr_sample, n))
     engine = ocr_engine()
     same = found_orig = found_stored = 0
+    as_json = packed = text_bytes = 0
     for image, frame_id in tqdm(sample, desc="OCR original and stored"):
-        words = lambda pixels: Counter(w.text for line in engine.recognize(pixels) for w in line.words)  # noqa: E731
-        original = words(np.asarray(image))
-        back = words(np.asarray(storage.image_pixels(frames[frame_id].image_path)))
+        words = lambda lines: Counter(w.text for line in lines for w in line.words)  # noqa: E731
+        original = words(engine.recognize(np.asarray(image)))
+        lines = engine.recognize(np.asarray(storage.image_pixels(frames[frame_id].image_path)))
+        back = words(lines)
         found_orig += sum(original.values())
         found_stored += sum((original & back).values())
         same += original == back
+        # What the lines of this screen take in the database: as JSON (before), packed (now).
+        rows = [line.to_json() for line in lines]
+        text = "\n".join(line.text for line in lines)
+        as_json += len(json.dumps(rows, ensure_ascii=False, separators=(",", ":")).encode())
+        packed += len(lines_pack(rows, text=text))
+        text_bytes += len(text.encode())
     print(f"  OCR on {len(sample)} stored images: the same words as on the originals in {same}; "
           f"word recall {found_stored / max(found_orig, 1):.4f}")
+    k = max(len(sample), 1)
+    print(f"  OCR lines with word boxes per screen: {as_json / k / 1024:.2f} KB as JSON (before), {packed / k / 1024:.2f} KB packed "
+          f"({packed / max(as_json, 1):.2f}x); the text itself {text_bytes / k / 1024:.2f} KB")
+    raw = [len(hash_unpack(frame.phash)) for frame in frames.values()]
+    print(f"  screen signature: {statistics.mean(len(frame.phash) for frame in frames.values()):.0f} B packed, "
+          f"{statistics.mean(raw):.0f} B raw (before)")
 
 
 def main() -> None:

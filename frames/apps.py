@@ -25,6 +25,26 @@ class FramesConfig(AppConfig):
         space_part_register("images", "Screen images", images_space)
         space_part_register("thumbnails", "Thumbnails", thumbnails_space)
 
+        # Rows written in an older, larger form, rewritten in place (`manage.py compact`, and the
+        # worker in the background).
+        from frames.selectors import frames_phash_old, ocr_lines_old
+        from frames.services import frames_phash_compact, ocr_lines_compact
+        from myrecall.space import Compaction, compaction_register
+
+        compaction_register(
+            Compaction(
+                name="ocr_lines", label="OCR lines packed", remaining=lambda: ocr_lines_old().count(),
+                pending=lambda: ocr_lines_old().exists(), step=ocr_lines_compact,
+            )
+        )
+        compaction_register(
+            Compaction(
+                name="phash", label="screen signatures compressed", remaining=lambda: frames_phash_old().count(),
+                pending=lambda: frames_phash_old().exists(), step=frames_phash_compact,
+            )
+        )
+        worker_startup_register(tasks.storage_compact_start)
+
         # The app's read tools, offered through the REST API, MCP and the agent's skill.
         from frames.tools import ACTIVITY, FRAME_IMAGE, FRAME_TEXT, FRAMES_AROUND
         from myrecall.tools import tool_register

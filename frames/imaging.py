@@ -3,6 +3,7 @@ stored is frames.storage's."""
 
 import io
 import re
+import zlib
 
 import numpy as np
 from PIL import Image, UnidentifiedImageError
@@ -48,17 +49,45 @@ def image_decode(data: bytes) -> Image.Image:
 
 
 def image_hash(image: Image.Image) -> bytes:
-    """Perceptual signature: the mean grey level of each tile of a 48x27 grid.
+    """Perceptual signature: the mean grey level of each tile of a 48x27 grid, stored compressed
+    (hash_pack: about 280 bytes for a screen, against 1,296).
 
     A global 64- or 256-bit hash cannot tell a typed word from compression noise
     on a 1920x1080 screen (both flip 0-7 bits); tile means can: a new character
     moves its tile by 7+ levels, re-encoding moves tiles by under 1.
     """
-    return image.convert("L").resize(SIGNATURE_GRID, Image.Resampling.BOX).tobytes()
+    return hash_pack(image.convert("L").resize(SIGNATURE_GRID, Image.Resampling.BOX).tobytes())
+
+
+SIGNATURE_BYTES = SIGNATURE_GRID[0] * SIGNATURE_GRID[1]  # a raw signature's length
+_HASH_PACKED = b"\x01"
+
+
+def hash_pack(raw: bytes) -> bytes:
+    """A signature's stored form: marked and zlib-compressed (a stored signature of exactly
+    SIGNATURE_BYTES is raw: rows written before were)."""
+    if len(raw) != SIGNATURE_BYTES:
+        return raw
+    for level in (9, 1):  # a packed form of exactly SIGNATURE_BYTES would read as raw
+        packed = _HASH_PACKED + zlib.compress(raw, level)
+        if len(packed) != SIGNATURE_BYTES:
+            return packed
+    return raw
+
+
+def hash_unpack(stored: bytes) -> bytes:
+    stored = bytes(stored)
+    if len(stored) != SIGNATURE_BYTES and stored.startswith(_HASH_PACKED):
+        try:
+            return zlib.decompress(stored[1:])
+        except zlib.error:
+            return stored
+    return stored
 
 
 def hash_distance(a: bytes, b: bytes) -> int:
     """How many tiles differ by more than compression noise (0 = the same screen)."""
+    a, b = hash_unpack(a), hash_unpack(b)
     if len(a) != len(b):
         return len(a) + len(b)
     diff = np.abs(np.frombuffer(a, dtype=np.uint8).astype(np.int16) - np.frombuffer(b, dtype=np.uint8))

@@ -1,6 +1,8 @@
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import models
 
+from frames.text import lines_pack, lines_unpack
+
 
 class CompactJSONEncoder(DjangoJSONEncoder):
     """Chinese text as UTF-8 (3 bytes a character), not \\uXXXX escapes (6): OCR boxes are most of a frame's row."""
@@ -67,19 +69,45 @@ class Frame(models.Model):
 class OcrResult(models.Model):
     """The text read from a frame, with line and word boxes in image pixels.
 
-    `lines` is compact JSON: [{"t": text, "b": [x, y, w, h], "c": confidence,
-    "w": [[word, x, y, w, h], ...]}, ...].
+    `lines` reads and sets them as [{"t": text, "b": [x, y, w, h], "c": confidence,
+    "w": [[word, x, y, w, h], ...]}, ...]; they are stored packed (frames.text.lines_pack:
+    about a third of the JSON, the text kept once). A row written before that keeps its JSON
+    in `lines_json` until `manage.py compact` packs it.
     """
 
     frame = models.OneToOneField(Frame, on_delete=models.CASCADE, primary_key=True, related_name="ocr")
     engine = models.CharField(max_length=32)
     text = models.TextField(blank=True, default="")
     languages = models.CharField(max_length=32, blank=True, default="", help_text="Comma-separated, e.g. 'en,zh'.")
-    lines = models.JSONField(default=list, encoder=CompactJSONEncoder)
+    lines_json = models.JSONField(default=list, encoder=CompactJSONEncoder, db_column="lines")
+    lines_packed = models.BinaryField(null=True, blank=True)
     ocr_area = models.FloatField(default=1.0, help_text="Share of the image that was run through OCR; the rest was carried over.")
     carried_from = models.ForeignKey(Frame, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     elapsed_ms = models.PositiveIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
+
+    _lines_pending: list[dict] | None = None
+
+    @property
+    def lines(self) -> list[dict]:
+        if self._lines_pending is not None:
+            return self._lines_pending
+        if self.lines_packed is not None:
+            return lines_unpack(bytes(self.lines_packed), text=self.text)
+        return self.lines_json
+
+    @lines.setter
+    def lines(self, value: list[dict]) -> None:
+        self._lines_pending = list(value)  # packed on save, with the text it goes with
+
+    def save(self, *args, **kwargs):
+        if self._lines_pending is not None:
+            self.lines_packed = lines_pack(self._lines_pending, text=self.text)
+            self.lines_json = []
+            if kwargs.get("update_fields") is not None:
+                kwargs["update_fields"] = {*kwargs["update_fields"], "lines_packed", "lines_json"}
+            self._lines_pending = None
+        super().save(*args, **kwargs)
 
 
 class FrameDeletion(models.Model):

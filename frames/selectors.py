@@ -8,9 +8,10 @@ from datetime import timezone as dt_timezone
 
 from django.conf import settings
 from django.db.models import Count, Max, Sum
-from django.db.models.functions import TruncHour
+from django.db.models.functions import Length, TruncHour
 from django.utils import timezone
 
+from frames.imaging import SIGNATURE_BYTES
 from frames.models import BrowserTab, CaptureReport, Frame, FrameDeletion, OcrResult, PrivacySettings
 from myrecall.browsers import browser_of_app, report_keys_for_app, window_shows_tab
 from myrecall.errors import NotFound
@@ -209,6 +210,19 @@ def privacy_rules() -> PrivacyRules:
         redact_secrets=row.redact_secrets,
         capture_paused=row.capture_paused,
     )
+
+
+# Rows in an older, larger form (rewritten by frames.services' compaction) ----------------------
+
+
+def ocr_lines_old():
+    """OCR results whose lines are still stored as JSON (written before lines were packed)."""
+    return OcrResult.objects.extra(where=["lines_packed IS NULL AND lines <> '[]'"])
+
+
+def frames_phash_old():
+    """Frames whose perceptual signature is stored raw (written before signatures were packed)."""
+    return Frame.objects.annotate(phash_bytes=Length("phash")).filter(phash_bytes=SIGNATURE_BYTES)
 
 
 def images_space(zone) -> Part:

@@ -19,7 +19,7 @@ from django.utils import timezone
 
 from frames import ocr, storage
 from frames.live import frame_created_publish
-from frames.imaging import hash_distance, image_decode, image_hash
+from frames.imaging import SIGNATURE_BYTES, hash_distance, hash_pack, image_decode, image_hash
 from frames.models import BrowserFrameHold, BrowserTab, CaptureReport, Frame, FrameDeletion, OcrResult, OcrStatus, PrivacySettings
 from frames.selectors import (
     BROWSER_EXCLUDED_LEAD_S,
@@ -28,6 +28,8 @@ from frames.selectors import (
     browser_tab_at,
     browser_tab_latest,
     deletions_stalled,
+    frames_phash_old,
+    ocr_lines_old,
     privacy_rules,
     retention_cutoff,
 )
@@ -605,6 +607,39 @@ def frames_deletions_finish() -> int:
             frames_delete_run(job_id=job_id)
             taken += 1
     return taken
+
+
+# Compaction of rows written in an older form (see myrecall.space.Compaction) -------------------
+
+_compact_after = {"lines": 0, "phash": 0}  # where this process's pass has got to (ids ascend)
+
+
+def ocr_lines_compact(limit: int) -> int:
+    """Pack the OCR lines of up to `limit` rows still stored as JSON; returns how many."""
+    with transaction.atomic():
+        rows = list(ocr_lines_old().filter(frame_id__gt=_compact_after["lines"]).order_by("frame_id")[:limit])
+        for row in rows:
+            row.lines = row.lines_json
+            row.save(update_fields=[])
+        if rows:
+            _compact_after["lines"] = rows[-1].frame_id
+        elif _compact_after["lines"]:
+            _compact_after["lines"] = 0  # from the start once more: rows a crash left behind
+            return ocr_lines_compact(limit) if ocr_lines_old().exists() else 0
+    return len(rows)
+
+
+def frames_phash_compact(limit: int) -> int:
+    """Compress the perceptual signatures of up to `limit` frames stored raw; returns how many."""
+    with transaction.atomic():
+        rows = list(frames_phash_old().filter(id__gt=_compact_after["phash"]).order_by("id").values_list("id", "phash")[:limit])
+        packed = [(frame_id, hash_pack(bytes(raw))) for frame_id, raw in rows]
+        for frame_id, signature in packed:
+            if len(signature) != SIGNATURE_BYTES:
+                Frame.objects.filter(id=frame_id).update(phash=signature)
+        if rows:
+            _compact_after["phash"] = rows[-1][0]
+    return len(rows)
 
 
 def database_space_reclaim() -> None:

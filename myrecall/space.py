@@ -175,3 +175,68 @@ def space_summary(*, zone: ZoneInfo, fresh: bool = False) -> dict:
         },
         "if_kept": [{"days": days, "frees_bytes": retention_frees(report, days=days, today=today)} for days in KEEP_CHOICES],
     }
+
+
+# Compaction: rows written in an older, larger form, rewritten in place in the background ------
+
+
+@dataclass(frozen=True)
+class Compaction:
+    """Rows an app stores more compactly now than it did: `remaining()` counts those left (for
+    a progress bar; may scan), `pending()` says cheaply whether any is, `step(n)` rewrites up to n
+    of them in one transaction and returns how many it rewrote (0: none left)."""
+
+    name: str
+    label: str
+    remaining: Callable[[], int]
+    pending: Callable[[], bool]
+    step: Callable[[int], int]
+
+
+_compactions: list[Compaction] = []
+
+
+def compaction_register(compaction: Compaction) -> None:
+    if all(item.name != compaction.name for item in _compactions):
+        _compactions.append(compaction)
+
+
+def compactions() -> list[Compaction]:
+    return list(_compactions)
+
+
+def compaction_pending() -> bool:
+    return any(item.pending() for item in _compactions)
+
+
+def compaction_run(*, budget_s: float, batch: int = 500) -> tuple[int, bool]:
+    """Rewrite rows for about budget_s seconds; returns (rows rewritten, whether any are left)."""
+    done = 0
+    deadline = time.monotonic() + budget_s
+    for item in _compactions:
+        while time.monotonic() < deadline:
+            count = item.step(batch)
+            done += count
+            if not count:
+                break
+        if time.monotonic() >= deadline:
+            return done, compaction_pending()
+    return done, compaction_pending()
+
+
+def compaction_run_all(*, batch: int = 1000, progress: Callable[[Compaction, int, int], None] | None = None) -> dict[str, int]:
+    """Rewrite every row left in an older form, compaction by compaction; progress(compaction,
+    done, total) after each batch. Returns the rows rewritten per compaction. Stopped midway, it
+    goes on where it was when run again (rows in the compact form are not looked at twice)."""
+    counts = {}
+    for item in _compactions:
+        total = item.remaining()
+        done = 0
+        if progress:
+            progress(item, done, total)
+        while count := item.step(batch):
+            done += count
+            if progress:
+                progress(item, done, max(total, done))
+        counts[item.name] = done
+    return counts

@@ -246,7 +246,9 @@ def test_non_image_error_names_no_internal_objects(api):
     assert "object at 0x" not in str(body)
 
 
-def test_ocr_boxes_are_stored_as_compact_utf8_json(db):
+def test_ocr_boxes_are_stored_packed_with_the_text_once(db):
+    import json
+
     from django.db import connection
 
     from frames.models import OcrResult
@@ -254,9 +256,24 @@ def test_ocr_boxes_are_stored_as_compact_utf8_json(db):
     frame = Frame.objects.create(
         timestamp="2026-11-22T10:00:00Z", image_path="x.webp", width=10, height=10, image_bytes=1, phash=b""
     )
-    OcrResult.objects.create(frame=frame, engine="rapidocr", text="机器", lines=[{"t": "机器", "b": [1, 2, 3, 4], "w": [["机", 1, 2, 1, 4]]}])
+    lines = [
+        {"t": "机器 学习 Budget", "b": [1, 2, 300, 40], "c": 0.93, "w": [["机器", 1, 2, 40, 40], ["学习", 50, 2, 40, 40], ["Budget", 100, 2, 90, 40]]},
+        {"t": "card [redacted]", "b": [1, 50, 300, 40], "c": 0.5, "w": [["card", 1, 50, 40, 40], ["", 50, 50, 40, 40], ["oddword", 90, 50, 9, 40]]},
+    ]
+    text = "\n".join(line["t"] for line in lines)
+    OcrResult.objects.create(frame=frame, engine="rapidocr", text=text, lines=lines)
     with connection.cursor() as cursor:
-        cursor.execute("SELECT lines FROM frames_ocrresult WHERE frame_id = %s", [frame.id])
-        raw = cursor.fetchone()[0]
-    assert "机器" in raw and "\\u" not in raw and ", " not in raw
-    assert OcrResult.objects.get(frame=frame).lines[0]["w"][0][0] == "机"
+        cursor.execute("SELECT lines, lines_packed FROM frames_ocrresult WHERE frame_id = %s", [frame.id])
+        raw, packed = cursor.fetchone()
+    assert raw == "[]"
+    assert "机器".encode() not in bytes(packed)  # compressed, and the text is kept once (in `text`)
+    assert OcrResult.objects.get(frame=frame).lines == lines  # every word and box back, in the same shape
+    big = [dict(lines[0], w=lines[0]["w"] * 20)] * 40
+    OcrResult.objects.filter(frame=frame).delete()
+    row = OcrResult.objects.create(frame=frame, engine="rapidocr", text="\n".join(line["t"] for line in big), lines=big)
+    assert len(bytes(OcrResult.objects.get(frame=frame).lines_packed)) * 3 < len(json.dumps(big, ensure_ascii=False, separators=(",", ":")).encode())
+    assert OcrResult.objects.get(frame=frame).lines == big == row.lines
+    # A row written before lines were packed reads its JSON.
+    with connection.cursor() as cursor:
+        cursor.execute("UPDATE frames_ocrresult SET lines = %s, lines_packed = NULL WHERE frame_id = %s", [json.dumps(lines), frame.id])
+    assert OcrResult.objects.get(frame=frame).lines == lines

@@ -1,0 +1,34 @@
+from django.core.management.base import BaseCommand
+from tqdm import tqdm
+
+from frames.services import database_space_reclaim
+from myrecall.space import Compaction, compaction_run_all
+
+
+class Command(BaseCommand):
+    help = (
+        "Rewrite, in place, the rows a MyRecall before this one stored in a larger form (OCR lines as JSON, raw "
+        "screen signatures), with a progress bar, then give the freed pages back to the disk. The worker does the "
+        "same in the background; stopped midway, this goes on where it was. The server may keep running."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("--batch", type=int, default=1000, help="rows per transaction")
+
+    def handle(self, *args, batch: int, **options):
+        bars: dict[str, tqdm] = {}
+
+        def progress(item: Compaction, done: int, total: int) -> None:
+            bar = bars.get(item.name)
+            if bar is None:
+                bar = bars[item.name] = tqdm(total=total, desc=item.label, unit="row", disable=None)
+            bar.total = total
+            bar.update(done - bar.n)
+
+        try:
+            counts = compaction_run_all(batch=batch, progress=progress)
+        finally:
+            for bar in bars.values():
+                bar.close()
+        database_space_reclaim()
+        self.stdout.write("Rewrote " + ", ".join(f"{count:,} ({name.replace('_', ' ')})" for name, count in counts.items()) + ".")

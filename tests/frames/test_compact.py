@@ -1,0 +1,86 @@
+"""Rows a MyRecall before stored in a larger form (OCR lines as JSON, raw screen signatures) are
+rewritten in place, by `manage.py compact` and by the worker in the background: the same lines
+and signatures come back, in less space."""
+
+import io
+import json
+
+import pytest
+from django.core.management import call_command
+from django.db import connection
+from PIL import Image
+
+from frames.imaging import SIGNATURE_BYTES, hash_distance, hash_unpack, image_hash
+from frames.models import Frame, OcrResult
+from frames.selectors import frames_phash_old, ocr_lines_old
+from frames.tasks import storage_compact_start
+from tests.conftest import post_frame, render_text_image
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def _as_written_before(frame_id: int) -> tuple[list[dict], bytes]:
+    """Turn a frame's rows back into the older form; returns its lines and raw signature."""
+    ocr = OcrResult.objects.get(frame_id=frame_id)
+    lines = ocr.lines
+    raw = hash_unpack(Frame.objects.get(id=frame_id).phash)
+    assert len(raw) == SIGNATURE_BYTES
+    with connection.cursor() as cursor:
+        cursor.execute("UPDATE frames_ocrresult SET lines = %s, lines_packed = NULL WHERE frame_id = %s", [json.dumps(lines), frame_id])
+        cursor.execute("UPDATE frames_frame SET phash = %s WHERE id = %s", [raw, frame_id])
+    return lines, raw
+
+
+def _db_bytes(table: str, column: str) -> int:
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT sum(length({column})) FROM {table}")
+        return cursor.fetchone()[0] or 0
+
+
+def test_compact_rewrites_older_rows_in_place_and_they_read_the_same(api, immediate_ocr):
+    ids = [
+        post_frame(api, render_text_image([f"Quarterly budget review {n}", "会议记录 and invoice 2026", "x" * n], size=(900, 200)),
+                   client_frame_id=f"c{n}").json()["frame_id"]
+        for n in range(4)
+    ]
+    new_form = {frame_id: OcrResult.objects.get(frame_id=frame_id).lines_packed for frame_id in ids}
+    assert all(new_form.values())  # new rows are packed when written
+    before = {frame_id: _as_written_before(frame_id) for frame_id in ids}
+    assert ocr_lines_old().count() == 4 and frames_phash_old().count() == 4
+    json_bytes, raw_bytes = _db_bytes("frames_ocrresult", "lines"), _db_bytes("frames_frame", "phash")
+
+    out = io.StringIO()
+    call_command("compact", stdout=out, batch=3)
+    assert "Rewrote 4 (ocr lines), 4 (phash)" in out.getvalue()
+    assert ocr_lines_old().count() == 0 and frames_phash_old().count() == 0
+    for frame_id, (lines, raw) in before.items():
+        assert OcrResult.objects.get(frame_id=frame_id).lines == lines
+        signature = Frame.objects.get(id=frame_id).phash
+        assert len(signature) < SIGNATURE_BYTES / 2 and hash_unpack(signature) == raw
+        assert hash_distance(signature, raw) == 0
+    packed = _db_bytes("frames_ocrresult", "lines_packed")
+    assert packed * 2 < json_bytes  # the boxes in less than half the space
+    assert _db_bytes("frames_frame", "phash") * 2 < raw_bytes
+    # Run again: nothing left to do.
+    again = io.StringIO()
+    call_command("compact", stdout=again)
+    assert "Rewrote 0 (ocr lines), 0 (phash)" in again.getvalue()
+    # A new screen is still told from the stored ones, and the same screen is still a duplicate.
+    same = post_frame(api, render_text_image(["Quarterly budget review 3", "会议记录 and invoice 2026", "xxx"], size=(900, 200)))
+    assert same.json()["status"] == "duplicate"
+
+
+def test_the_worker_rewrites_them_in_the_background(api, immediate_ocr):
+    frame_id = post_frame(api, render_text_image(["background compaction"], size=(900, 200))).json()["frame_id"]
+    lines, raw = _as_written_before(frame_id)
+    assert "background" in storage_compact_start()  # queued, and with this backend run at once
+    assert OcrResult.objects.get(frame_id=frame_id).lines_packed is not None
+    assert OcrResult.objects.get(frame_id=frame_id).lines == lines
+    assert hash_unpack(Frame.objects.get(id=frame_id).phash) == raw
+    assert storage_compact_start() is None  # nothing left: nothing queued
+
+
+def test_a_screen_signature_is_stored_compressed(db):
+    image = Image.open(io.BytesIO(render_text_image(["signature"], size=(1920, 1080)))).convert("RGB")
+    signature = image_hash(image)
+    assert len(signature) < 300 and len(hash_unpack(signature)) == SIGNATURE_BYTES
