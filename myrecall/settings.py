@@ -7,6 +7,8 @@ from pathlib import Path
 
 import environ
 
+import myrecall.sqlite  # noqa: F401  (first: the SQLite library every part of the process uses)
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 env = environ.Env(
