@@ -53,3 +53,15 @@ class SearchConfig(AppConfig):
         from search.status import vectors_space
 
         space_part_register("vectors", "Search-by-meaning index", vectors_space)
+
+        # Weeks of the keyword index in an older layout are rebuilt in the current one.
+        from myrecall.space import Compaction, compaction_register
+        from search.services import keyword_layout_upgrade
+        from search.status import keyword_layout_outdated, keyword_layout_outdated_frames
+
+        compaction_register(
+            Compaction(
+                name="keyword_index", label="keyword index rebuilt in its current layout",
+                remaining=keyword_layout_outdated_frames, pending=keyword_layout_outdated, step=keyword_layout_upgrade,
+            )
+        )

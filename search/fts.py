@@ -57,13 +57,18 @@ BUILD_SUFFIX = "_next"
 REGISTRY = "search_partition"
 REGISTRY_CREATE_SQL = f"CREATE TABLE IF NOT EXISTS {REGISTRY} (period integer PRIMARY KEY)"
 
-# Layout 1: the text columns and frame_id. Layout 2 adds `parts` (compound parts).
-LAYOUT = 2
+# Layout 1: the text columns and frame_id. Layout 2 adds `parts` (compound parts). Layout 3 is
+# layout 2 contentless: the index keeps no copy of the text (the OCR rows hold it once), only
+# frame_id (contentless_unindexed), and deletes by rowid (contentless_delete; SQLite 3.45+, see
+# myrecall/sqlite.py).
+LAYOUT = 3
 TEXT_COLUMNS = ("text", "app_name", "window_name", "browser_url")
 PART_MARK = "\ue000"
 _LAYOUT_COLUMNS = {1: (*TEXT_COLUMNS, "frame_id"), 2: (*TEXT_COLUMNS, "parts", "frame_id")}
+_LAYOUT_COLUMNS[3] = _LAYOUT_COLUMNS[2]
 # Column weights for bm25: on-screen text and window titles count more than app, URL and parts.
-_LAYOUT_WEIGHTS = {1: "1.0, 0.5, 1.0, 0.5", 2: "1.0, 0.5, 1.0, 0.5, 0.5"}
+_LAYOUT_WEIGHTS = {1: "1.0, 0.5, 1.0, 0.5", 2: "1.0, 0.5, 1.0, 0.5, 0.5", 3: "1.0, 0.5, 1.0, 0.5, 0.5"}
+CONTENTLESS_FROM = 3
 
 # Every word the index holds (letters and digits, not only digits, from VOCAB_MIN_CHARS on), with
 # a trigram index, so that a word typed can be found inside longer words ("double" in "libdouble").
@@ -234,9 +239,25 @@ def partition_get(cursor, period: int) -> Partition | None:
 
 def table_create(cursor, table: str, layout: int) -> None:
     columns = ", ".join(f"{c} UNINDEXED" if c == "frame_id" else c for c in _LAYOUT_COLUMNS[layout])
+    options = ", content = '', contentless_delete = 1, contentless_unindexed = 1" if layout >= CONTENTLESS_FROM else ""
     cursor.execute(
-        f"CREATE VIRTUAL TABLE IF NOT EXISTS {table} USING fts5({columns}, tokenize = 'unicode61 remove_diacritics 2')"
+        f"CREATE VIRTUAL TABLE IF NOT EXISTS {table} USING fts5({columns}, tokenize = 'unicode61 remove_diacritics 2'{options})"
     )
+
+
+# FTS5 (3.50, 3.51) neither renames nor drops the `_content` table of a contentless table with an
+# unindexed column (contentless_unindexed): these do it after it.
+def table_drop(cursor, table: str) -> None:
+    cursor.execute(f"DROP TABLE IF EXISTS {table}")
+    cursor.execute(f"DROP TABLE IF EXISTS {table}_content")
+
+
+def table_rename(cursor, old: str, new: str) -> None:
+    cursor.execute(f"ALTER TABLE {old} RENAME TO {new}")
+    cursor.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = %s", [f"{old}_content"])
+    if cursor.fetchone():
+        cursor.execute(f"DROP TABLE IF EXISTS {new}_content")
+        cursor.execute(f"ALTER TABLE {old}_content RENAME TO {new}_content")
 
 
 def partition_create(cursor, period: int) -> Partition:
@@ -251,8 +272,8 @@ def partition_create(cursor, period: int) -> Partition:
 
 def partitions_drop_all(cursor) -> None:
     for period in partitions_all(cursor):
-        cursor.execute(f"DROP TABLE IF EXISTS {partition_table(period)}")
-        cursor.execute(f"DROP TABLE IF EXISTS {partition_table(period)}{BUILD_SUFFIX}")
+        table_drop(cursor, partition_table(period))
+        table_drop(cursor, f"{partition_table(period)}{BUILD_SUFFIX}")
     cursor.execute(f"DROP TABLE IF EXISTS {REGISTRY}")
 
 
@@ -303,13 +324,13 @@ def partition_swap(cursor, period: int) -> None:
     """Put the rebuilt table in the place of a partition's live one; a period left without
     rows loses its partition."""
     partition = partition_get(cursor, period)
-    cursor.execute(f"DROP TABLE IF EXISTS {partition.table}")
+    table_drop(cursor, partition.table)
     cursor.execute(f"SELECT 1 FROM {partition.build_table} LIMIT 1")
     if cursor.fetchone() is None:
-        cursor.execute(f"DROP TABLE {partition.build_table}")
+        table_drop(cursor, partition.build_table)
         cursor.execute(f"DELETE FROM {REGISTRY} WHERE period = %s", [period])
         return
-    cursor.execute(f"ALTER TABLE {partition.build_table} RENAME TO {partition.table}")
+    table_rename(cursor, partition.build_table, partition.table)
     cursor.execute(
         f"UPDATE {REGISTRY} SET layout = build_layout, build_layout = NULL, build_after_ts = NULL,"
         " build_after_id = NULL WHERE period = %s",
@@ -383,23 +404,28 @@ def term_tokens(term: str) -> tuple[list[str], list[str], bool]:
     return tokens, parts, last_single_cjk
 
 
-def index_rows_delete(cursor, rowids: list[int]) -> tuple[int, set[str]]:
+def index_rows_delete(cursor, rowids: list[int], *, rows: list[tuple] = ()) -> tuple[int, set[str]]:
     """Remove these rowids from their partitions (and the tables being rebuilt beside them);
-    a partition left empty is dropped. Returns how many rows went, and the vocabulary words
-    they held (for vocab_forget)."""
+    a partition left empty is dropped. `rows` are their index rows as index_row makes them from
+    the frames (a contentless partition cannot give its text back). Returns how many rows went,
+    and the vocabulary words they held (for vocab_forget)."""
     by_period: dict[int, list[int]] = {}
     for rowid in rowids:
         by_period.setdefault(partition_of(rowid), []).append(rowid)
-    removed, terms = 0, set()
+    removed, terms = 0, _vocab_terms(list(rows))
     for period, period_rowids in by_period.items():
         partition = partition_get(cursor, period)
         if partition is None:
             continue
         marks = ", ".join(["%s"] * len(period_rowids))
-        columns = ", ".join(TEXT_COLUMNS)
-        cursor.execute(f"SELECT rowid, {columns} FROM {partition.table} WHERE rowid IN ({marks})", period_rowids)
-        found = cursor.fetchall()
-        terms |= _vocab_terms(found)
+        if partition.layout >= CONTENTLESS_FROM:
+            cursor.execute(f"SELECT rowid FROM {partition.table} WHERE rowid IN ({marks})", period_rowids)
+            found = cursor.fetchall()
+        else:
+            columns = ", ".join(TEXT_COLUMNS)
+            cursor.execute(f"SELECT rowid, {columns} FROM {partition.table} WHERE rowid IN ({marks})", period_rowids)
+            found = cursor.fetchall()
+            terms |= _vocab_terms(found)
         cursor.execute(f"DELETE FROM {partition.table} WHERE rowid IN ({marks})", period_rowids)
         removed += len(found)
         if partition.build_layout:
@@ -407,7 +433,7 @@ def index_rows_delete(cursor, rowids: list[int]) -> tuple[int, set[str]]:
         else:
             cursor.execute(f"SELECT 1 FROM {partition.table} LIMIT 1")
             if cursor.fetchone() is None:  # nothing left in its period: give its pages back
-                cursor.execute(f"DROP TABLE {partition.table}")
+                table_drop(cursor, partition.table)
                 cursor.execute(f"DROP TABLE IF EXISTS temp.{partition.table}_vocab")
                 cursor.execute(f"DELETE FROM {REGISTRY} WHERE period = %s", [period])
     return removed, terms

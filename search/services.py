@@ -27,6 +27,7 @@ from search.fts import (
     index_rows_write,
     partition_create,
     partition_get,
+    partitions_outdated,
     partition_of,
     partition_swap,
     partitions_all,
@@ -35,6 +36,7 @@ from search.fts import (
     rowid_for,
     rowid_range,
     table_create,
+    table_drop,
     vocab_forget,
     vocab_merge,
 )
@@ -86,8 +88,19 @@ def frames_unindex_on_deleting(sender, *, frames, **kwargs) -> dict:
     """frames_deleting: remove the frames' keyword index rows, and the words of the vocabulary
     that only they held, in the transaction that deletes them."""
     rowids = [rowid_for(frame.timestamp.timestamp(), frame.id) for frame in frames]
+    # Their rows as indexed (the frames' rows are still there): the words a contentless
+    # partition cannot give back.
+    rows = [
+        index_row(
+            rowid=rowid_for(moment.timestamp(), frame_id), frame_id=frame_id, text=text or "",
+            app_name=app_name, window_name=window_name, browser_url=browser_url,
+        )
+        for frame_id, moment, app_name, window_name, browser_url, text in Frame.objects.filter(
+            id__in=[frame.id for frame in frames]
+        ).values_list("id", "timestamp", "app_name", "window_name", "browser_url", "ocr__text")
+    ]
     with connection.cursor() as cursor:
-        removed, terms = index_rows_delete(cursor, rowids)
+        removed, terms = index_rows_delete(cursor, rowids, rows=rows)
         forgotten = vocab_forget(cursor, terms, first=sorted({partition_of(rowid) for rowid in rowids}))
     return {"fts_rows": removed, "vocabulary_words": forgotten}
 
@@ -166,7 +179,7 @@ def fts_rebuild_begin(*, period: int) -> int:
     with transaction.atomic(), connection.cursor() as cursor:
         partition = partition_get(cursor, period) or partition_create(cursor, period)
         if partition.build_layout != LAYOUT:
-            cursor.execute(f"DROP TABLE IF EXISTS {partition.build_table}")
+            table_drop(cursor, partition.build_table)
             table_create(cursor, partition.build_table, LAYOUT)
             cursor.execute(
                 f"UPDATE {REGISTRY} SET build_layout = %s, build_after_ts = NULL, build_after_id = NULL WHERE period = %s",
@@ -216,6 +229,26 @@ def fts_rebuild_finish(*, period: int) -> None:
     frames left)."""
     with transaction.atomic(), connection.cursor() as cursor:
         partition_swap(cursor, period)
+
+
+def keyword_layout_upgrade(limit: int) -> int:
+    """A turn of moving the keyword index to its current layout (the compaction `manage.py
+    compact` and the worker run): index up to `limit` frames of the newest week still in an older
+    layout into its table being rebuilt, or swap that table in when the week is done. Returns how
+    many frames (or 1 for a swap); 0 when every week is in the current layout."""
+    with connection.cursor() as cursor:
+        outdated = partitions_outdated(cursor)
+        if not outdated:
+            return 0
+        period = outdated[-1]
+        partition = partition_get(cursor, period)
+    if partition.build_layout != LAYOUT:
+        fts_rebuild_begin(period=period)
+    count = fts_rebuild_batch(period=period, size=limit)
+    if count:
+        return count
+    fts_rebuild_finish(period=period)
+    return 1
 
 
 # Vector index ---------------------------------------------------------------------------------

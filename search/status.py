@@ -61,9 +61,30 @@ def index_layout_note() -> str | None:
     if not outdated:
         return None
     return (
-        f"the keyword index has {len(outdated)} week(s) in an older layout, where words inside compound tokens "
-        "are not found: run `manage.py reindex --fts` (searches keep working while it runs)"
+        f"the keyword index has {len(outdated)} week(s) in an older layout (words inside compound tokens not "
+        "found, or a second copy of the text kept): the worker rebuilds them in the background, newest first, "
+        "and `manage.py compact` does it now (searches keep working meanwhile)"
     )
+
+
+def keyword_layout_outdated() -> bool:
+    with connection.cursor() as cursor:
+        return bool(partitions_outdated(cursor))
+
+
+def keyword_layout_outdated_frames() -> int:
+    """Frames in the weeks of the keyword index still in an older layout (an upper bound on what
+    their rebuild has left)."""
+    with connection.cursor() as cursor:
+        periods = partitions_outdated(cursor)
+    total = 0
+    for period in periods:
+        start_s, end_s = period_bounds_s(period)
+        total += Frame.objects.filter(
+            timestamp__gte=datetime.fromtimestamp(start_s, tz=dt_timezone.utc),
+            timestamp__lt=datetime.fromtimestamp(end_s, tz=dt_timezone.utc),
+        ).count()
+    return total
 
 
 def _oldest(frames) -> dict | None:

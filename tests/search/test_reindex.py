@@ -11,6 +11,7 @@ from django.db import connection
 
 from frames.models import Frame, OcrStatus
 from search.fts import (
+    BUILD_SUFFIX,
     LAYOUT,
     PART_MARK,
     REGISTRY,
@@ -148,3 +149,56 @@ def test_the_worker_says_when_weeks_need_a_reindex(layout_1_partition):
     assert "1 week(s) in an older layout" in index_layout_note()
     reindex("--fts")
     assert index_layout_note() is None
+
+
+def _tables() -> set[str]:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+        return {row[0] for row in cursor.fetchall()}
+
+
+@pytest.fixture
+def layout_2_partition(frame_make):
+    """A partition as the index wrote it before it was contentless (layout 2: a copy of the text)."""
+    with connection.cursor() as cursor:
+        table_create(cursor, partition_table(PERIOD), 2)
+        cursor.execute(f"INSERT INTO {REGISTRY} (period, layout) VALUES (%s, 2)", [PERIOD])
+    return [frame_make(f"the quarterly budget xylograph{n} written by LinusTorvalds", at=T0 + n) for n in range(3)]
+
+
+def test_the_index_keeps_no_copy_of_the_text_and_an_older_week_moves_to_it_by_compact(layout_2_partition):
+    table = partition_table(PERIOD)
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT count(*) FROM {table}_content WHERE c0 LIKE '%%xylograph%%'")
+        assert cursor.fetchone()[0] == 3  # layout 2 keeps the text a second time
+    assert sorted(found("xylograph1")) == [layout_2_partition[1]]
+    out = io.StringIO()
+    call_command("compact", stdout=out)
+    assert "(keyword index)" in out.getvalue()
+    with connection.cursor() as cursor:
+        assert partition_get(cursor, PERIOD).layout == LAYOUT
+        cursor.execute(f"SELECT * FROM {table}_content ORDER BY id")
+        assert [row[1:] for row in cursor.fetchall()] == [(frame_id,) for frame_id in layout_2_partition]  # frame ids only
+    assert not [name for name in _tables() if name.endswith(f"{BUILD_SUFFIX}_content") or name.startswith(f"{table}{BUILD_SUFFIX}")]
+    assert found("xylograph1") == [layout_2_partition[1]]
+    assert sorted(found("torvalds")) == sorted(layout_2_partition)
+    # Deleting a frame takes its words out of the index and the vocabulary, by rowid alone.
+    from frames.services import frames_delete
+
+    frames_delete(start=datetime.fromtimestamp(T0 + 1, tz=dt_timezone.utc), end=datetime.fromtimestamp(T0 + 1.5, tz=dt_timezone.utc))
+    assert found("xylograph1") == []
+    with connection.cursor() as cursor:
+        assert vocab_containing(cursor, "ylograph1") == []
+    assert rows_in(table) == [layout_2_partition[0], layout_2_partition[2]]
+
+
+def test_a_week_emptied_leaves_no_table_of_its_index_behind(frame_make):
+    only = frame_make("a lonely week", at=T0)
+    assert f"{partition_table(PERIOD)}_content" in _tables()
+    from frames.services import frames_delete
+
+    frames_delete(start=datetime.fromtimestamp(T0 - 1, tz=dt_timezone.utc), end=datetime.fromtimestamp(T0 + 1, tz=dt_timezone.utc))
+    assert not Frame.objects.filter(id=only).exists()
+    assert not [name for name in _tables() if name.startswith(partition_table(PERIOD))]
+    reindex("--fts")
+    assert not [name for name in _tables() if name.startswith(partition_table(PERIOD))]
