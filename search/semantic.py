@@ -53,6 +53,13 @@ IDS_FALLBACK_MAX_MS = 60.0
 VECTOR_IDS_MAX = 2000
 VECTOR_IDS_EXACT = 8000
 OVERFETCH_MAX = 16_000
+# Under the relevance rule a day read short is read deeper to at most this many entries. Its pull
+# (search.relevance) moves a Chinese question's Chinese chunks behind Latin ones, so that an exact
+# order would read a band of raw similarity as wide as the pull: in e5's crowded similarities,
+# up to OVERFETCH_MAX entries a day, 130 ms of a Chinese word's search at 1M frames. The frames
+# that count (search.relevance.select) stand out in raw similarity too: they are among the nearest
+# couple of thousand chunks of a day.
+RELEVANCE_READ_MAX = 2_560
 # A partly kept day's first read is sized for this many times its share of the n nearest frames.
 FIRST_READ_MARGIN = 2.0
 
@@ -218,9 +225,10 @@ def semantic_finish(plan: SemanticPlan, fetched: SemanticFetched) -> list[tuple[
     nearer than the n-th nearest frame found over every day (and than the user's bar). Deeper is
     the cheaper by measured cost of 4x as many entries (up to OVERFETCH_MAX) or, for an
     over-fetched day that keeps at most VECTOR_IDS_EXACT frames, a search among the kept frames by
-    id (within IDS_FALLBACK_MAX_MS once OVERFETCH_MAX is read). The ranking is exact; only a day
-    that keeps more than VECTOR_IDS_EXACT frames, none of them among its OVERFETCH_MAX nearest
-    entries, can give fewer than n."""
+    id (within IDS_FALLBACK_MAX_MS once OVERFETCH_MAX is read). With the user's bar the ranking is
+    exact; only a day that keeps more than VECTOR_IDS_EXACT frames, none of them among its
+    OVERFETCH_MAX nearest entries, can give fewer than n. Under the relevance rule a day is read to
+    RELEVANCE_READ_MAX entries at most: past that the order is by what was read."""
     floor = settings.SEMANTIC_MAX_DISTANCE  # the user's own bar, if any
     cutoff = floor if floor is not None else 2.0
     n = plan.n
@@ -258,13 +266,14 @@ def semantic_finish(plan: SemanticPlan, fetched: SemanticFetched) -> list[tuple[
                 short.append((read, found.farthest))
         for read, farthest in short:
             fetch, frame_ids, admit = read.fetch, read.frame_ids, read.admit
+            deepest = OVERFETCH_MAX if floor is not None else RELEVANCE_READ_MAX
             while farthest <= cutoff and farthest < _nth_distance(best, n):
                 by_ids = admit and read.kept <= VECTOR_IDS_EXACT
                 ids_cost = _cost(plan.ids_cost, read.kept)
-                if by_ids and (ids_cost < _cost(OPEN_COST_MS, fetch * 4) if fetch < OVERFETCH_MAX else ids_cost <= IDS_FALLBACK_MAX_MS):
+                if by_ids and (ids_cost < _cost(OPEN_COST_MS, fetch * 4) if fetch < deepest else ids_cost <= IDS_FALLBACK_MAX_MS):
                     frame_ids, admit, fetch = _ids(cursor, read.filters), False, n * ENTRIES_PER_FRAME
-                elif fetch < OVERFETCH_MAX:
-                    fetch = min(fetch * 4, OVERFETCH_MAX)
+                elif fetch < deepest:
+                    fetch = min(fetch * 4, deepest)
                 else:
                     break
                 found = day_query(embedder_key=plan.key, day=read.day, embedding=fetched.embedding, n=fetch, frame_ids=frame_ids)
