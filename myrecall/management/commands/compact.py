@@ -1,7 +1,7 @@
 from django.core.management.base import BaseCommand
 from tqdm import tqdm
 
-from frames.services import database_space_reclaim
+from frames.services import database_rebuild, database_space_reclaim
 from myrecall.space import Compaction, compaction_run_all
 
 
@@ -14,8 +14,15 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--batch", type=int, default=1000, help="rows per transaction")
+        parser.add_argument(
+            "--vacuum",
+            action="store_true",
+            help="then rebuild the database file (SQLite VACUUM), which gives back the space that rows made smaller "
+            "leave inside its pages: minutes at a million frames, new frames wait meanwhile (pause capture), and it "
+            "needs free disk the size of the database",
+        )
 
-    def handle(self, *args, batch: int, **options):
+    def handle(self, *args, batch: int, vacuum: bool, **options):
         bars: dict[str, tqdm] = {}
 
         def progress(item: Compaction, done: int, total: int) -> None:
@@ -32,3 +39,6 @@ class Command(BaseCommand):
                 bar.close()
         database_space_reclaim()
         self.stdout.write("Rewrote " + ", ".join(f"{count:,} ({name.replace('_', ' ')})" for name, count in counts.items()) + ".")
+        if vacuum:
+            before, after = database_rebuild()
+            self.stdout.write(f"Rebuilt the database file: {before / 2**20:,.0f} MiB -> {after / 2**20:,.0f} MiB.")
