@@ -10,12 +10,14 @@ the tiles that changed (deltas), the image bytes per frame against every frame s
 (GET /api/v1/frames/<id>: p50/p95, whole and delta apart). Every stored frame is read back and
 compared with the pixels sent (exact), and OCR is run on a sample of stored images and on the
 originals: the words found must be the same. On that sample, the OCR lines with their word boxes
-as the database keeps them (packed) against JSON (before), and the screen signatures.
+as the database keeps them (packed) against JSON (before), and the screen signatures. With
+--formats, lossless and lossy WebP and AVIF compared on whole screens: bytes, and OCR's words.
 
 Prints figures, asserts nothing.
 
     .venv/bin/python bench/storage.py
     .venv/bin/python bench/storage.py --session 600 --ocr-sample 30
+    .venv/bin/python bench/storage.py --session 20 --ocr-sample 2 --formats 4   # the formats compared
 """
 
 import argparse
@@ -162,12 +164,51 @@ def report(name: str, images: list[Image.Image], ids: list[int | None], times: l
           f"{statistics.mean(raw):.0f} B raw (before)")
 
 
+FORMATS = {
+    "WebP lossless (stored whole today)": ("WEBP", {"lossless": True, "quality": 50, "method": 4}),
+    "WebP lossless, more effort (q100 m6)": ("WEBP", {"lossless": True, "quality": 100, "method": 6}),
+    "WebP lossy q90": ("WEBP", {"quality": 90, "method": 4}),
+    "WebP lossy q75": ("WEBP", {"quality": 75, "method": 4}),
+    "AVIF q80": ("AVIF", {"quality": 80, "speed": 6}),
+    "AVIF q65": ("AVIF", {"quality": 65, "speed": 6}),
+    "AVIF q50": ("AVIF", {"quality": 50, "speed": 6}),
+}
+
+
+def formats(images: list[Image.Image], every: int) -> None:
+    """What each candidate format makes of whole screens: bytes, encoding time, and OCR's words on
+    the decoded image against the original's (the choice of format for a frame stored whole)."""
+    from frames.ocr import ocr_engine
+
+    engine = ocr_engine()
+    sample = images[::every]
+    words = lambda image: Counter(w.text for line in engine.recognize(np.asarray(image.convert("RGB"))) for w in line.words)  # noqa: E731
+    originals = [words(image) for image in tqdm(sample, desc="OCR originals")]
+    print(f"\n== formats for a screen stored whole, on {len(sample)} quality screens ==")
+    print(f"  {'format':40} {'KB mean':>8} {'encode ms':>10} {'word recall':>12} {'min':>6}")
+    for label, (fmt, options) in FORMATS.items():
+        sizes, times, recalls = [], [], []
+        for image, original in zip(tqdm(sample, desc=label, leave=False), originals):
+            out = io.BytesIO()
+            began = time.perf_counter()
+            image.save(out, format=fmt, **options)
+            times.append(time.perf_counter() - began)
+            sizes.append(out.tell())
+            with Image.open(io.BytesIO(out.getvalue())) as back:
+                found = words(back)
+            recalls.append(sum((original & found).values()) / max(sum(original.values()), 1))
+        print(f"  {label:40} {statistics.mean(sizes) / 1024:8.1f} {statistics.median(times) * 1000:10.0f} "
+              f"{statistics.mean(recalls):12.4f} {min(recalls):6.3f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--session", type=int, default=300, help="screens of the working session")
     parser.add_argument("--ocr-sample", type=int, default=20, help="stored images OCR'd per set")
     parser.add_argument("--no-quality", action="store_true", help="skip the quality set's screens")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--formats", type=int, default=0, metavar="EVERY",
+                        help="also compare formats for a screen stored whole on every EVERY-th quality screen (4: 12 screens)")
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory(prefix="myrecall-storage-") as tmp:
@@ -187,6 +228,8 @@ def main() -> None:
             images = quality_images()
             ids, times = ingest(images, device="quality", start=start + 7200)
             report("quality set (46 independent screens)", images, ids, times, ocr_sample=args.ocr_sample, client=client)
+            if args.formats:
+                formats(images, args.formats)
 
 
 if __name__ == "__main__":

