@@ -12,12 +12,15 @@ compared with the pixels sent (exact), and OCR is run on a sample of stored imag
 originals: the words found must be the same. On that sample, the OCR lines with their word boxes
 as the database keeps them (packed) against JSON (before), and the screen signatures. With
 --formats, lossless and lossy WebP and AVIF compared on whole screens: bytes, and OCR's words.
+With --total, the session's frames are OCR'd and embedded as the worker does it, and what a frame
+takes in all is printed: image, database by part, vector index.
 
 Prints figures, asserts nothing.
 
     .venv/bin/python bench/storage.py
     .venv/bin/python bench/storage.py --session 600 --ocr-sample 30
     .venv/bin/python bench/storage.py --session 20 --ocr-sample 2 --formats 4   # the formats compared
+    .venv/bin/python bench/storage.py --session 300 --no-quality --total   # a frame in all
 """
 
 import argparse
@@ -164,6 +167,56 @@ def report(name: str, images: list[Image.Image], ids: list[int | None], times: l
           f"{statistics.mean(raw):.0f} B raw (before)")
 
 
+def _db_tables() -> dict[str, int]:
+    """Bytes of each table with its indexes (SQLite's dbstat), and the file's free pages."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT coalesce(m.tbl_name, d.name), sum(d.pgsize) FROM dbstat d LEFT JOIN sqlite_master m ON m.name = d.name "
+            "GROUP BY 1"
+        )
+        return dict(cursor.fetchall())
+
+
+def _group(table: str) -> str:
+    if table.startswith("search_fts_") or table.startswith("search_vocab"):
+        return "keyword index"
+    return {"frames_frame": "frames", "frames_ocrresult": "OCR text and boxes", "search_framevectors": "vector bookkeeping"}.get(
+        table, "other"
+    )
+
+
+def total(ids: list[int | None], *, tables_before: dict[str, int], vectors_before: int) -> None:
+    """Every stored frame OCR'd and embedded as the worker does it, then what a frame takes in all:
+    image, database (by part, what the frames added), vector index."""
+    from frames.models import Frame
+    from frames.services import frame_ocr_run
+    from myrecall.space import tree_bytes
+    from search.services import frames_embed
+    from search.vectors import vectors_dir
+
+    stored = [frame_id for frame_id in ids if frame_id is not None]
+    for frame_id in tqdm(stored, desc="OCR as the worker does"):
+        frame_ocr_run(frame_id=frame_id)
+    for at in tqdm(range(0, len(stored), 16), desc="embed as the worker does"):
+        frames_embed(frame_ids=stored[at : at + 16])
+    n = len(stored)
+    tables = _db_tables()
+    parts: dict[str, int] = {}
+    for table, size in tables.items():
+        parts[_group(table)] = parts.get(_group(table), 0) + size - tables_before.get(table, 0)
+    images = sum(Frame.objects.filter(id__in=stored).values_list("image_bytes", flat=True))
+    vectors = tree_bytes(vectors_dir()) - vectors_before
+    database = sum(parts.values())
+    print(f"\n== in all, per frame of the session ({n} frames OCR'd and embedded as the worker does) ==")
+    print(f"  image {images / n / 1024:.1f} KB + database {database / n / 1024:.1f} KB + vector index {vectors / n / 1024:.1f} KB "
+          f"= {(images + database + vectors) / n / 1024:.1f} KB")
+    for name, size in sorted(parts.items(), key=lambda item: -item[1]):
+        print(f"    database, {name}: {size / n:,.0f} B")
+    print("  (a small data dir: the vector index's and database's fixed overheads weigh more here than at 1M)")
+
+
 FORMATS = {
     "WebP lossless (stored whole today)": ("WEBP", {"lossless": True, "quality": 50, "method": 4}),
     "WebP lossless, more effort (q100 m6)": ("WEBP", {"lossless": True, "quality": 100, "method": 6}),
@@ -207,6 +260,8 @@ def main() -> None:
     parser.add_argument("--ocr-sample", type=int, default=20, help="stored images OCR'd per set")
     parser.add_argument("--no-quality", action="store_true", help="skip the quality set's screens")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--total", action="store_true",
+                        help="also OCR and embed the session's frames and say what a frame takes in all (image, database, vectors)")
     parser.add_argument("--formats", type=int, default=0, metavar="EVERY",
                         help="also compare formats for a screen stored whole on every EVERY-th quality screen (4: 12 screens)")
     args = parser.parse_args()
@@ -220,10 +275,16 @@ def main() -> None:
         _, token = api_token_create(name="bench")
         client = Client(HTTP_AUTHORIZATION=f"Bearer {token}", HTTP_HOST="127.0.0.1")
         start = time.time() - 86_400
+        from myrecall.space import tree_bytes
+        from search.vectors import vectors_dir
+
+        tables_before, vectors_before = _db_tables(), tree_bytes(vectors_dir())
         images = session_images(args.session, args.seed)
         ids, times = ingest(images, device="session", start=start)
         report(f"working session ({args.session} captures, tests.screens.session seed {args.seed})", images, ids, times,
                ocr_sample=args.ocr_sample, client=client)
+        if args.total:
+            total(ids, tables_before=tables_before, vectors_before=vectors_before)
         if not args.no_quality:
             images = quality_images()
             ids, times = ingest(images, device="quality", start=start + 7200)
