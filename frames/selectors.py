@@ -7,6 +7,7 @@ from datetime import datetime, timedelta
 from datetime import timezone as dt_timezone
 
 from django.conf import settings
+from django.db import connection
 from django.db.models import Count, Max, Sum
 from django.db.models.functions import Length, TruncHour
 from django.utils import timezone
@@ -225,20 +226,34 @@ def frames_phash_old():
     return Frame.objects.annotate(phash_bytes=Length("phash")).filter(phash_bytes=SIGNATURE_BYTES)
 
 
-def images_space(zone) -> Part:
-    """The frames' image files: their bytes and frames on each local day of `zone` (summed by
-    hour in the database, so each hour falls on its own day)."""
-    by_day: dict = defaultdict(int)
-    frames_by_day: dict = defaultdict(int)
+def _hours() -> list[tuple[datetime, int, int]]:
+    """(UTC hour, frames, image bytes) of every hour with frames. On SQLite the hour is the first
+    13 characters of the stored UTC text, which SQLite groups natively: 0.07 s for 300,000 frames,
+    against 0.9 s through Django's TruncHour (a Python function called on every row)."""
+    if connection.vendor == "sqlite":
+        with connection.cursor() as cursor:
+            cursor.execute(f"SELECT substr(timestamp, 1, 13), count(*), sum(image_bytes) FROM {Frame._meta.db_table} GROUP BY 1")
+            return [
+                (datetime.strptime(hour, "%Y-%m-%d %H").replace(tzinfo=dt_timezone.utc), count, size or 0)
+                for hour, count, size in cursor.fetchall()
+            ]
     hours = (
         Frame.objects.annotate(hour=TruncHour("timestamp", tzinfo=dt_timezone.utc))
         .values("hour")
         .annotate(n=Count("id"), size=Sum("image_bytes"))
         .values_list("hour", "n", "size")
     )
-    for hour, count, size in hours:
+    return [(hour, count, size or 0) for hour, count, size in hours]
+
+
+def images_space(zone) -> Part:
+    """The frames' image files: their bytes and frames on each local day of `zone` (summed by
+    hour, so each hour falls on its own day)."""
+    by_day: dict = defaultdict(int)
+    frames_by_day: dict = defaultdict(int)
+    for hour, count, size in _hours():
         day = hour.astimezone(zone).date()
-        by_day[day] += size or 0
+        by_day[day] += size
         frames_by_day[day] += count
     return Part(bytes=sum(by_day.values()), by_day=dict(by_day), frames_by_day=dict(frames_by_day))
 
