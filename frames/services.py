@@ -19,7 +19,7 @@ from django.utils import timezone
 
 from frames import ocr, storage
 from frames.live import frame_created_publish
-from frames.imaging import SIGNATURE_BYTES, hash_distance, hash_pack, image_decode, image_hash
+from frames.imaging import hash_distance, hash_pack, image_decode, image_hash
 from frames.models import BrowserFrameHold, BrowserTab, CaptureReport, Frame, FrameDeletion, OcrResult, OcrStatus, PrivacySettings
 from frames.selectors import (
     BROWSER_EXCLUDED_LEAD_S,
@@ -483,16 +483,18 @@ def _images_restage(job: FrameDeletion, ids: list[int]) -> list[str]:
         Frame.objects.filter(image_base_id__in=ids)
         .exclude(id__in=_deletion_frames(job).values("id"))
         .order_by("image_base_id", "timestamp", "id")
-        .values_list("id", "image_path", "image_base_id")
+        .values_list("id", "image_path", "image_base_id", "timestamp")
     )
-    groups: dict[int, list[storage.Base]] = defaultdict(list)
-    for frame_id, relpath, base_id in staying:
-        groups[base_id].append(storage.Base(frame_id=frame_id, relpath=relpath))
+    groups: dict[int, list[tuple[storage.Base, datetime]]] = defaultdict(list)
+    for frame_id, relpath, base_id, moment in staying:
+        groups[base_id].append((storage.Base(frame_id=frame_id, relpath=relpath), moment))
     placed: list[storage.StagedImage] = []
     old: list[str] = []
     try:
-        for frames in groups.values():
-            for frame, staged in zip(frames, storage.image_restage(frames, quality=settings.IMAGE_QUALITY)):
+        for group in groups.values():
+            frames = [frame for frame, _ in group]
+            restaged = storage.image_restage(frames, timestamps=[moment for _, moment in group], quality=settings.IMAGE_QUALITY)
+            for frame, staged in zip(frames, restaged):
                 placed.append(staged)
                 staged.place()
                 Frame.objects.filter(id=frame.frame_id).update(
@@ -614,31 +616,35 @@ def frames_deletions_finish() -> int:
 _compact_after = {"lines": 0, "phash": 0}  # where this process's pass has got to (ids ascend)
 
 
+def _compact_rows(key: str, old, id_field: str, limit: int) -> list:
+    """The next `limit` rows of `old` (rows in an older form) after this process's pass; once the
+    pass reaches the end, from the start once more (rows written behind it: a restore, a crash)."""
+    rows = list(old.filter(**{f"{id_field}__gt": _compact_after[key]}).order_by(id_field)[:limit])
+    if not rows and _compact_after[key]:
+        _compact_after[key] = 0
+        rows = list(old.order_by(id_field)[:limit])
+    if rows:
+        last = rows[-1]
+        _compact_after[key] = last[0] if isinstance(last, tuple) else getattr(last, id_field)
+    return rows
+
+
 def ocr_lines_compact(limit: int) -> int:
     """Pack the OCR lines of up to `limit` rows still stored as JSON; returns how many."""
     with transaction.atomic():
-        rows = list(ocr_lines_old().filter(frame_id__gt=_compact_after["lines"]).order_by("frame_id")[:limit])
+        rows = _compact_rows("lines", ocr_lines_old(), "frame_id", limit)
         for row in rows:
             row.lines = row.lines_json
             row.save(update_fields=[])
-        if rows:
-            _compact_after["lines"] = rows[-1].frame_id
-        elif _compact_after["lines"]:
-            _compact_after["lines"] = 0  # from the start once more: rows a crash left behind
-            return ocr_lines_compact(limit) if ocr_lines_old().exists() else 0
     return len(rows)
 
 
 def frames_phash_compact(limit: int) -> int:
     """Compress the perceptual signatures of up to `limit` frames stored raw; returns how many."""
     with transaction.atomic():
-        rows = list(frames_phash_old().filter(id__gt=_compact_after["phash"]).order_by("id").values_list("id", "phash")[:limit])
-        packed = [(frame_id, hash_pack(bytes(raw))) for frame_id, raw in rows]
-        for frame_id, signature in packed:
-            if len(signature) != SIGNATURE_BYTES:
-                Frame.objects.filter(id=frame_id).update(phash=signature)
-        if rows:
-            _compact_after["phash"] = rows[-1][0]
+        rows = _compact_rows("phash", frames_phash_old().values_list("id", "phash"), "id", limit)
+        for frame_id, raw in rows:
+            Frame.objects.filter(id=frame_id).update(phash=hash_pack(bytes(raw)))
     return len(rows)
 
 

@@ -161,18 +161,15 @@ def _stage(image: Image.Image, *, timestamp: datetime, quality: int, candidates:
     return StagedImage(relpath=_new_relpath(timestamp, IMAGE_SUFFIX), size=len(data), _tmp=_write_temp(data))
 
 
-def image_restage(frames: Sequence[Base], *, quality: int) -> list[StagedImage]:
-    """The frames of a screen stored against a frame that is going away, stored again without
-    it (oldest first): the first whole, each other against it when that pays. Their pixels are
-    read before anything changes; the caller places them with the rows' update."""
+def image_restage(frames: Sequence[Base], *, timestamps: Sequence[datetime], quality: int) -> list[StagedImage]:
+    """The frames of a screen stored against a frame that is going away (taken at `timestamps`),
+    stored again without it (oldest first): the first whole, each other against it when that
+    pays. Their pixels are read before anything changes; the caller places them with the rows'
+    update."""
     images = [image_pixels(frame.relpath) for frame in frames]
     staged: list[StagedImage] = []
     candidates: list[tuple[Base, np.ndarray, int]] = []
-    for frame, image in zip(frames, images):
-        try:  # the new file goes in the same day's folder as the old one
-            moment = datetime.strptime("/".join(Path(frame.relpath).parts[1:4]), "%Y/%m/%d")
-        except ValueError:
-            moment = datetime.now()
+    for frame, moment, image in zip(frames, timestamps, images):
         item = _stage(image, timestamp=moment, quality=quality, candidates=candidates)
         if item.base is None:  # stored whole: the frames after it are stored against it
             candidates = [(Base(frame_id=frame.frame_id, relpath=item.relpath), np.asarray(image), item.size)]

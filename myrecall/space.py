@@ -62,26 +62,13 @@ def space_part_register(name: str, label: str, measure: Callable[[ZoneInfo], Par
 def tree_bytes(path: Path) -> int:
     """Bytes of the files under path (0 when it does not exist)."""
     total = 0
-    stack = [path]
-    while stack:
-        try:
-            entries = list(_scandir(stack.pop()))
-        except (FileNotFoundError, NotADirectoryError, PermissionError):
-            continue
-        for entry in entries:
+    for root, _, files in os.walk(path):
+        for name in files:
             try:
-                if entry.is_dir(follow_symlinks=False):
-                    stack.append(Path(entry.path))
-                elif entry.is_file(follow_symlinks=False):
-                    total += entry.stat(follow_symlinks=False).st_size
+                total += os.lstat(os.path.join(root, name)).st_size
             except FileNotFoundError:
-                continue
+                continue  # removed while counted
     return total
-
-
-def _scandir(path: Path):
-    with os.scandir(path) as it:
-        yield from it
 
 
 def database_part(zone: ZoneInfo) -> Part:

@@ -73,7 +73,10 @@ def test_compact_rewrites_older_rows_in_place_and_they_read_the_same(api, immedi
 
 def test_the_worker_rewrites_them_in_the_background(api, immediate_ocr):
     frame_id = post_frame(api, render_text_image(["background compaction"], size=(900, 200))).json()["frame_id"]
-    lines, raw = _as_written_before(frame_id)
+    later = post_frame(api, render_text_image(["a later screen, other words"], size=(900, 200))).json()["frame_id"]
+    _as_written_before(later)
+    call_command("compact", stdout=io.StringIO())  # this process's pass has gone past frame_id
+    lines, raw = _as_written_before(frame_id)  # an older row behind it (as a restore would write)
     assert "background" in storage_compact_start()  # queued, and with this backend run at once
     assert OcrResult.objects.get(frame_id=frame_id).lines_packed is not None
     assert OcrResult.objects.get(frame_id=frame_id).lines == lines
