@@ -286,9 +286,11 @@ def test_a_pi_that_says_nothing_after_the_question_is_stopped_by_the_start_watch
             os.kill(pid, signal.SIGCONT)
         except ProcessLookupError:
             pass  # killed by the bridge, as it should be
-    model.play(text("Restarted."))
     deadline = time.time() + 30
     while True:
+        # A reply each try: a try that ends before its turn is answered (the agent still restarting)
+        # may have taken the one queued before it.
+        model.play(text("Restarted."))
         final = ask(server)[-1]
         if final[0] == "final" or time.time() > deadline:
             break
