@@ -74,6 +74,7 @@ if str(REPO) not in sys.path:
 from tests.server import LiveServer  # noqa: E402
 from bench.quality.queries import STOPWORDS, shared_words, word_stem  # noqa: E402
 from tests.screens import EN_WORDS, Screen, render, rows_for, session  # noqa: E402
+from frames.text import text_unpack  # noqa: E402
 
 GOAL_SEARCHABLE_P95_S = 5.0
 GOAL_BYTES_PER_FRAME = 100 * 1024
@@ -773,9 +774,12 @@ def paced_run(server: LiveServer, frames: list[BenchFrame], *, interval_s: float
     marks = ",".join("?" * len(stored))
     with db_connect(server) as db:
         paths = [row[0] for row in db.execute(f"SELECT image_path FROM frames_frame WHERE id IN ({marks})", stored)]
-        figures.ocr_rows = db.execute(
-            f"SELECT elapsed_ms, ocr_area, text, frame_id FROM frames_ocrresult WHERE frame_id IN ({marks})", stored
-        ).fetchall()
+        figures.ocr_rows = [
+            (elapsed, area, text_unpack(text) if isinstance(text, bytes) else text, frame_id)  # a long text is stored packed
+            for elapsed, area, text, frame_id in db.execute(
+                f"SELECT elapsed_ms, ocr_area, text, frame_id FROM frames_ocrresult WHERE frame_id IN ({marks})", stored
+            )
+        ]
     figures.image_bytes = [(server.data_dir / path).stat().st_size for path in paths]
 
 

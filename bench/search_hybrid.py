@@ -62,6 +62,7 @@ if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
 from bench.ingest import code_state  # noqa: E402
+from frames.text import text_unpack  # noqa: E402
 from tests.server import LiveServer, process_descendants  # noqa: E402
 from bench.search_keyword import (  # noqa: E402
     DAY,
@@ -371,7 +372,7 @@ def pool_build(sessions: Sessions, *, size: int, seed: int) -> Pool:
                 part,
             )
             for frame_id, window_name, text in cursor.fetchall():
-                if pieces := text_chunks(embed_text(window_name, text or "")):
+                if pieces := text_chunks(embed_text(window_name, (text_unpack(text) if isinstance(text, bytes) else text) or "")):
                     texts[frame_id] = pieces[0]
     kept = [(s, frame_id) for s, frame_id in zip(chosen, ids) if frame_id in texts]
     pool_texts = [texts[frame_id] for _, frame_id in kept]
@@ -441,7 +442,7 @@ def vectors_fill(
     for lo in range(1, top + 1, READ_ROWS):
         with connection.cursor() as cursor:
             cursor.execute(
-                "SELECT f.id, f.timestamp, f.focused, length(o.text) FROM frames_frame f "
+                "SELECT f.id, f.timestamp, f.focused, o.text_length FROM frames_frame f "
                 "LEFT JOIN frames_ocrresult o ON o.frame_id = f.id WHERE f.id BETWEEN %s AND %s ORDER BY f.id",
                 [lo, lo + READ_ROWS - 1],
             )
@@ -534,7 +535,8 @@ def english_phrases(rng: random.Random, n: int, top: int) -> tuple[list[str], li
                 "SELECT o.text, f.timestamp FROM frames_ocrresult o JOIN frames_frame f ON f.id = o.frame_id WHERE o.frame_id = %s",
                 [rng.randint(1, top)],
             )
-            text, moment = cursor.fetchone()
+            stored, moment = cursor.fetchone()
+            text = text_unpack(stored) if isinstance(stored, bytes) else stored  # a long text is stored packed
             lines = [line.split() for line in text.splitlines()[1:]]
             lines = [words for words in lines if len(words) >= 4 and all(w.isascii() and w.isalpha() for w in words)]
             if lines:

@@ -16,7 +16,8 @@ class OcrResultInline(admin.StackedInline):
 class FrameAdmin(admin.ModelAdmin):
     list_display = ["id", "timestamp", "device_name", "app_name", "window_name", "ocr_status"]
     list_filter = ["ocr_status", "device_name", "app_name"]
-    search_fields = ["app_name", "window_name", "browser_url", "ocr__text"]
+    # Not the OCR text: it is stored compressed, where SQL cannot look (search it at /search).
+    search_fields = ["app_name", "window_name", "browser_url"]
     date_hierarchy = "timestamp"
     fields = readonly_fields = ["browser_link" if f.name == "browser_url" else f.name for f in Frame._meta.fields]
     inlines = [OcrResultInline]

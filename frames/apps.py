@@ -27,14 +27,20 @@ class FramesConfig(AppConfig):
 
         # Rows written in an older, larger form, rewritten in place (`manage.py compact`, and the
         # worker in the background).
-        from frames.selectors import frames_phash_old, ocr_lines_old
-        from frames.services import frames_phash_compact, ocr_lines_compact
+        from frames.selectors import frames_phash_old, ocr_lines_old, ocr_text_old
+        from frames.services import frames_phash_compact, ocr_lines_compact, ocr_text_compact
         from myrecall.space import Compaction, compaction_register
 
         compaction_register(
             Compaction(
                 name="ocr_lines", label="OCR lines packed", remaining=lambda: ocr_lines_old().count(),
                 pending=lambda: ocr_lines_old().exists(), step=ocr_lines_compact,
+            )
+        )
+        compaction_register(
+            Compaction(
+                name="ocr_text", label="OCR text compressed", remaining=lambda: ocr_text_old().count(),
+                pending=lambda: ocr_text_old().exists(), step=ocr_text_compact,
             )
         )
         compaction_register(

@@ -1,7 +1,7 @@
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import models
 
-from frames.text import lines_pack, lines_unpack
+from frames.text import TEXT_PACK_MIN, lines_pack, lines_unpack, text_pack, text_unpack
 
 
 class CompactJSONEncoder(DjangoJSONEncoder):
@@ -11,6 +11,32 @@ class CompactJSONEncoder(DjangoJSONEncoder):
         kwargs["ensure_ascii"] = False
         kwargs["separators"] = (",", ":")
         super().__init__(*args, **kwargs)
+
+
+class PackedTextField(models.TextField):
+    """Text that is a `str` in Python (attributes, values(), values_list()) and is stored packed
+    (frames.text.text_pack): compressed when that is smaller. On SQLite a short text stays text (the
+    column keeps its TEXT type: a BLOB is stored in it as it is, and rows of an older install stay
+    readable as they were); other databases keep the column as bytes. Packed on save only (inserts,
+    saves, QuerySet.update), not in lookups: compare with a stored text in Python, not in SQL."""
+
+    def db_type(self, connection):
+        if connection.vendor == "sqlite":
+            return super().db_type(connection)
+        return connection.data_types["BinaryField"]
+
+    def get_db_prep_save(self, value, connection):
+        value = super().get_db_prep_save(value, connection)
+        if value is None:
+            return None
+        if connection.vendor == "sqlite" and len(value) < TEXT_PACK_MIN and len(value.encode()) < TEXT_PACK_MIN:
+            return value
+        return text_pack(value)
+
+    def from_db_value(self, value, expression, connection):
+        if value is None or isinstance(value, str):
+            return value
+        return text_unpack(bytes(value))
 
 
 class OcrStatus(models.TextChoices):
@@ -66,18 +92,44 @@ class Frame(models.Model):
         return f"Frame {self.pk} {self.timestamp:%Y-%m-%d %H:%M:%S} {self.app_name}"
 
 
+class OcrResultQuerySet(models.QuerySet):
+    """Keeps text_length with the text in the writes that do not go through save()."""
+
+    def update(self, **kwargs):
+        if isinstance(kwargs.get("text"), str):
+            kwargs.setdefault("text_length", len(kwargs["text"]))
+        return super().update(**kwargs)
+
+    def bulk_create(self, objs, *args, **kwargs):
+        objs = list(objs)
+        for obj in objs:
+            obj.text_length = len(obj.text or "")
+        return super().bulk_create(objs, *args, **kwargs)
+
+    def bulk_update(self, objs, fields, *args, **kwargs):
+        objs = list(objs)
+        if "text" in fields:
+            for obj in objs:
+                obj.text_length = len(obj.text or "")
+            fields = [*fields, "text_length"]
+        return super().bulk_update(objs, fields, *args, **kwargs)
+
+
 class OcrResult(models.Model):
     """The text read from a frame, with line and word boxes in image pixels.
 
     `lines` reads and sets them as [{"t": text, "b": [x, y, w, h], "c": confidence,
     "w": [[word, x, y, w, h], ...]}, ...]; they are stored packed (frames.text.lines_pack:
     about a third of the JSON, the text kept once). A row written before that keeps its JSON
-    in `lines_json` until `manage.py compact` packs it.
+    in `lines_json` until `manage.py compact` packs it. `text` is stored compressed
+    (PackedTextField); `text_length`, its length in characters, is kept with it on every write,
+    for the filters by length.
     """
 
     frame = models.OneToOneField(Frame, on_delete=models.CASCADE, primary_key=True, related_name="ocr")
     engine = models.CharField(max_length=32)
-    text = models.TextField(blank=True, default="")
+    text = PackedTextField(blank=True, default="")
+    text_length = models.PositiveIntegerField(default=0, help_text="Characters in the text.")
     languages = models.CharField(max_length=32, blank=True, default="", help_text="Comma-separated, e.g. 'en,zh'.")
     lines_json = models.JSONField(default=list, encoder=CompactJSONEncoder, db_column="lines")
     lines_packed = models.BinaryField(null=True, blank=True)
@@ -85,6 +137,8 @@ class OcrResult(models.Model):
     carried_from = models.ForeignKey(Frame, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     elapsed_ms = models.PositiveIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = OcrResultQuerySet.as_manager()
 
     _lines_pending: list[dict] | None = None
 
@@ -101,6 +155,9 @@ class OcrResult(models.Model):
         self._lines_pending = list(value)  # packed on save, with the text it goes with
 
     def save(self, *args, **kwargs):
+        self.text_length = len(self.text or "")
+        if kwargs.get("update_fields") is not None and "text" in kwargs["update_fields"]:
+            kwargs["update_fields"] = {*kwargs["update_fields"], "text_length"}
         if self._lines_pending is not None:
             self.lines_packed = lines_pack(self._lines_pending, text=self.text)
             self.lines_json = []

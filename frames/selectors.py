@@ -14,6 +14,7 @@ from django.utils import timezone
 
 from frames.imaging import SIGNATURE_BYTES
 from frames.models import BrowserTab, CaptureReport, Frame, FrameDeletion, OcrResult, PrivacySettings
+from frames.text import TEXT_PACK_MIN
 from myrecall.browsers import browser_of_app, report_keys_for_app, window_shows_tab
 from myrecall.errors import NotFound
 from myrecall.privacy_rules import PrivacyRules
@@ -219,6 +220,16 @@ def privacy_rules() -> PrivacyRules:
 def ocr_lines_old():
     """OCR results whose lines are still stored as JSON (written before lines were packed)."""
     return OcrResult.objects.extra(where=["lines_packed IS NULL AND lines <> '[]'"])
+
+
+def ocr_text_old():
+    """OCR results whose text is stored plain though it is long enough to pack (written before texts
+    were compressed). On SQLite only (elsewhere the column holds bytes since the migration); the
+    condition is the one of the partial index frames_ocrresult_text_unpacked (migration 0011), so
+    that finding them reads the index, empty once they are done, rather than every row."""
+    if connection.vendor != "sqlite":
+        return OcrResult.objects.none()
+    return OcrResult.objects.extra(where=[f"typeof(text) = 'text' AND octet_length(text) >= {TEXT_PACK_MIN}"])
 
 
 def frames_phash_old():

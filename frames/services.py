@@ -30,6 +30,7 @@ from frames.selectors import (
     deletions_stalled,
     frames_phash_old,
     ocr_lines_old,
+    ocr_text_old,
     privacy_rules,
     retention_cutoff,
 )
@@ -613,7 +614,7 @@ def frames_deletions_finish() -> int:
 
 # Compaction of rows written in an older form (see myrecall.space.Compaction) -------------------
 
-_compact_after = {"lines": 0, "phash": 0}  # where this process's pass has got to (ids ascend)
+_compact_after = {"lines": 0, "phash": 0, "text": 0}  # where this process's pass has got to (ids ascend)
 
 
 def _compact_rows(key: str, old, id_field: str, limit: int) -> list:
@@ -636,6 +637,15 @@ def ocr_lines_compact(limit: int) -> int:
         for row in rows:
             row.lines = row.lines_json
             row.save(update_fields=[])
+    return len(rows)
+
+
+def ocr_text_compact(limit: int) -> int:
+    """Compress the OCR text of up to `limit` rows still stored plain; returns how many."""
+    with transaction.atomic():
+        rows = _compact_rows("text", ocr_text_old().values_list("frame_id", "text"), "frame_id", limit)
+        for frame_id, text in rows:
+            OcrResult.objects.filter(frame_id=frame_id).update(text=text)
     return len(rows)
 
 

@@ -1,5 +1,5 @@
 """Script detection shared by OCR (languages found) and search (CJK tokenising); the stored form
-of a frame's OCR lines (lines_pack, lines_unpack)."""
+of a frame's OCR lines (lines_pack, lines_unpack) and text (text_pack, text_unpack)."""
 
 import json
 import re
@@ -64,3 +64,31 @@ def lines_unpack(data: bytes, *, text: str) -> list[dict]:
             }
         )
     return lines
+
+
+# A frame's OCR text as stored (frames.models.PackedTextField). A text of TEXT_PACK_MIN UTF-8 bytes
+# or more is stored as bytes: a tag, then its UTF-8 in raw deflate (no zlib header or checksum)
+# when that is smaller, else as it is (tag TEXT_PLAIN: so that a row the compaction has seen is not
+# looked at again). A shorter text stays text on SQLite (deflate seldom saves a byte below it), and
+# has a tag like the others where the column holds bytes (other databases).
+TEXT_PLAIN = 0
+TEXT_DEFLATE = 1
+TEXT_PACK_MIN = 64
+
+
+def text_pack(text: str) -> bytes:
+    raw = text.encode()
+    if len(raw) >= TEXT_PACK_MIN:
+        deflate = zlib.compressobj(9, zlib.DEFLATED, -15)  # level 6 gives the same bytes on OCR text
+        packed = deflate.compress(raw) + deflate.flush()
+        if len(packed) + 1 < len(raw):
+            return bytes([TEXT_DEFLATE]) + packed
+    return bytes([TEXT_PLAIN]) + raw
+
+
+def text_unpack(stored: bytes) -> str:
+    if stored[:1] == bytes([TEXT_DEFLATE]):
+        return zlib.decompress(stored[1:], -15).decode()
+    if stored[:1] == bytes([TEXT_PLAIN]):
+        return stored[1:].decode()
+    return stored.decode(errors="replace")  # UTF-8 without a tag: a text column converted to bytes as it was

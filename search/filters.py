@@ -20,7 +20,7 @@ from datetime import timezone as dt_timezone
 
 from django.db import connection
 from django.db.models import Q, QuerySet, Value
-from django.db.models.functions import Coalesce, Length
+from django.db.models.functions import Coalesce
 
 from myrecall.errors import ApplicationError
 
@@ -122,11 +122,11 @@ class Filters:
             params.append(self.focused)
         needs_text = False
         if self.min_length is not None:
-            where.append(f"length(coalesce({text}.text, '')) >= %s")
+            where.append(f"coalesce({text}.text_length, 0) >= %s")
             params.append(self.min_length)
             needs_text = True
         if self.max_length is not None:
-            where.append(f"length(coalesce({text}.text, '')) <= %s")
+            where.append(f"coalesce({text}.text_length, 0) <= %s")
             params.append(self.max_length)
             needs_text = True
         return where, params, needs_text
@@ -149,7 +149,7 @@ class Filters:
         if self.focused is not None:
             query &= Q(focused=self.focused)
         if self.min_length is not None or self.max_length is not None:
-            frames = frames.annotate(text_length=Length(Coalesce("ocr__text", Value(""))))
+            frames = frames.annotate(text_length=Coalesce("ocr__text_length", Value(0)))
             if self.min_length is not None:
                 query &= Q(text_length__gte=self.min_length)
             if self.max_length is not None:

@@ -51,7 +51,7 @@ def test_compact_rewrites_older_rows_in_place_and_they_read_the_same(api, immedi
 
     out = io.StringIO()
     call_command("compact", stdout=out, batch=3)
-    assert "Rewrote 4 (ocr lines), 4 (phash)" in out.getvalue()
+    assert "Rewrote 4 (ocr lines), 0 (ocr text), 4 (phash)" in out.getvalue()
     assert ocr_lines_old().count() == 0 and frames_phash_old().count() == 0
     for frame_id, (lines, raw) in before.items():
         assert OcrResult.objects.get(frame_id=frame_id).lines == lines
@@ -64,7 +64,7 @@ def test_compact_rewrites_older_rows_in_place_and_they_read_the_same(api, immedi
     # Run again: nothing left to do; --vacuum then rebuilds the file, giving back what rows left.
     again = io.StringIO()
     call_command("compact", "--vacuum", stdout=again)
-    assert "Rewrote 0 (ocr lines), 0 (phash)" in again.getvalue()
+    assert "Rewrote 0 (ocr lines), 0 (ocr text), 0 (phash)" in again.getvalue()
     assert "Rebuilt the database file" in again.getvalue()
     # A new screen is still told from the stored ones, and the same screen is still a duplicate.
     same = post_frame(api, render_text_image(["Quarterly budget review 3", "会议记录 and invoice 2026", "xxx"], size=(900, 200)))
