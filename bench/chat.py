@@ -395,7 +395,7 @@ def day_write(frames: list[DayFrame]) -> None:
     from django.db import connection
 
     from frames.text import text_languages
-    from search.fts import index_row, rowid_for
+    from search.fts import index_row
 
     adapt = connection.ops.adapt_datetimefield_value
     frame_rows, ocr_rows, fts_rows = [], [], []
@@ -408,7 +408,7 @@ def day_write(frames: list[DayFrame]) -> None:
         ocr_rows.append((frame.frame_id, frame.text, ",".join(text_languages(frame.text)), stamp))
         fts_rows.append(
             index_row(
-                rowid=rowid_for(frame.ts, frame.frame_id), frame_id=frame.frame_id, text=frame.text,
+                timestamp_s=frame.ts, frame_id=frame.frame_id, text=frame.text,
                 app_name=frame.app, window_name=frame.window, browser_url=frame.url,
             )
         )

@@ -133,7 +133,7 @@ def day_generate(*, count: int, seed: int, data_dir: Path) -> dict[int, int]:
 
     from frames.models import OcrResult
     from frames.text import text_languages
-    from search.fts import index_row, rowid_for
+    from search.fts import index_row
 
     adapt = connection.ops.adapt_datetimefield_value
     lines_field = OcrResult._meta.get_field("lines")
@@ -158,7 +158,7 @@ def day_generate(*, count: int, seed: int, data_dir: Path) -> dict[int, int]:
         key = (screen.app_name, screen.window_name, screen.browser_url)
         frames.append((frame_id, stamp, *key, image_path, WIDTH, HEIGHT, image_bytes, PHASH, stamp))
         ocrs.append((frame_id, text, ",".join(text_languages(text)), lines_json, stamp))
-        fts.append(index_row(rowid=rowid_for(ts, frame_id), frame_id=frame_id, text=text, app_name=key[0], window_name=key[1], browser_url=key[2]))
+        fts.append(index_row(timestamp_s=ts, frame_id=frame_id, text=text, app_name=key[0], window_name=key[1], browser_url=key[2]))
         if len(frames) >= BATCH:
             flush()
     if frames:

@@ -332,7 +332,7 @@ def frames_generate(*, size: int, t0: float, seed: int, timestamps: np.ndarray |
     from django.db import connection
 
     from frames.text import text_languages
-    from search.fts import index_row, rowid_for
+    from search.fts import index_row
 
     adapt = connection.ops.adapt_datetimefield_value
     rng = np.random.default_rng(seed)
@@ -356,7 +356,7 @@ def frames_generate(*, size: int, t0: float, seed: int, timestamps: np.ndarray |
         ocrs.append((frame_id, text, ",".join(text_languages(text)), stamp))
         fts.append(
             index_row(
-                rowid=rowid_for(moment.timestamp(), frame_id), frame_id=frame_id, text=text,
+                timestamp_s=moment.timestamp(), frame_id=frame_id, text=text,
                 app_name=key[0], window_name=key[1], browser_url=key[2],
             )
         )
@@ -465,7 +465,7 @@ def recall_measure(cases: list[RecallCase]) -> tuple[float, float]:
     from django.db import connection
 
     from search.filters import Filters
-    from search.fts import partition_get, partition_of, rowid_for
+    from search.fts import partition_get, period_of, time_ms
     from search.keyword import keyword_query, search_keyword
 
     now = before = 0
@@ -476,11 +476,10 @@ def recall_measure(cases: list[RecallCase]) -> tuple[float, float]:
                 limit=100, offset=0,
             )
             now += case.frame_id in {hit.frame_id for hit in hits}
-            rowid = rowid_for(case.timestamp, case.frame_id)
-            partition = partition_get(cursor, partition_of(rowid))
+            partition = partition_get(cursor, period_of(time_ms(case.timestamp)))
             cursor.execute(
-                f"SELECT count(*) FROM {partition.table} WHERE {partition.table} MATCH %s AND rowid = %s",
-                [keyword_query(case.q).strict(), rowid],
+                f"SELECT count(*) FROM {partition.table} WHERE {partition.table} MATCH %s AND frame_id = %s",
+                [keyword_query(case.q).strict(), case.frame_id],
             )
             before += cursor.fetchone()[0]
     return now / len(cases), before / len(cases)

@@ -23,9 +23,14 @@ a trigram index, so that a word can be looked for inside longer words ("double" 
 A query is parsed, built into its tiers and run by search.keyword; this module only tokenizes
 each typed term the way the index tokenizes text (term_tokens, token_is_word).
 
-Row ids are ordered by time (milliseconds * 1000 + frame id mod 1000), so a time
-range is a rowid range that FTS5 applies inside the index instead of filtering
-every match afterwards.
+Row ids are ordered by time, so a time range is a rowid range that FTS5 applies inside
+the index instead of filtering every match afterwards. From layout 4 a rowid is the frame's
+second * SECOND_SLOTS + a slot (the frame id mod SECOND_SLOTS, or the next free one): FTS5
+keeps, for every word of every row, the distance from the previous row holding it, and a
+distance in seconds takes one or two bytes where one in milliseconds * 1000 (layouts 1-3)
+took four (the index is a third smaller). A frame whose second is full takes a slot of a
+later second; the partition records the most seconds a row was moved (`spill`), and ranges
+are widened by it. The partition of a frame follows from its time.
 
 The index is split by time into one FTS5 table per PARTITION_DAYS period
 (search_fts_<period>, periods counted from the epoch). bm25 reads, once per
@@ -61,14 +66,18 @@ REGISTRY_CREATE_SQL = f"CREATE TABLE IF NOT EXISTS {REGISTRY} (period integer PR
 # layout 2 contentless: the index keeps no copy of the text (the OCR rows hold it once), only
 # frame_id (contentless_unindexed), and deletes by rowid (contentless_delete; SQLite 3.45+, see
 # myrecall/sqlite.py).
-LAYOUT = 3
+# Layout 4 is layout 3 with rowids by the second (see above).
+LAYOUT = 4
 TEXT_COLUMNS = ("text", "app_name", "window_name", "browser_url")
 PART_MARK = "\ue000"
 _LAYOUT_COLUMNS = {1: (*TEXT_COLUMNS, "frame_id"), 2: (*TEXT_COLUMNS, "parts", "frame_id")}
-_LAYOUT_COLUMNS[3] = _LAYOUT_COLUMNS[2]
+_LAYOUT_COLUMNS[3] = _LAYOUT_COLUMNS[4] = _LAYOUT_COLUMNS[2]
 # Column weights for bm25: on-screen text and window titles count more than app, URL and parts.
-_LAYOUT_WEIGHTS = {1: "1.0, 0.5, 1.0, 0.5", 2: "1.0, 0.5, 1.0, 0.5, 0.5", 3: "1.0, 0.5, 1.0, 0.5, 0.5"}
+_LAYOUT_WEIGHTS = {1: "1.0, 0.5, 1.0, 0.5", 2: "1.0, 0.5, 1.0, 0.5, 0.5"}
+_LAYOUT_WEIGHTS[3] = _LAYOUT_WEIGHTS[4] = _LAYOUT_WEIGHTS[2]
 CONTENTLESS_FROM = 3
+SECONDS_FROM = 4
+SECOND_SLOTS = 16
 
 # Every word the index holds (letters and digits, not only digits, from VOCAB_MIN_CHARS on), with
 # a trigram index, so that a word typed can be found inside longer words ("double" in "libdouble").
@@ -157,33 +166,33 @@ def _parts(*normalized: str) -> str:
 
 
 def index_row(
-    *, rowid: int, frame_id: int, text: str, app_name: str, window_name: str, browser_url: str
+    *, timestamp_s: float, frame_id: int, text: str, app_name: str, window_name: str, browser_url: str
 ) -> tuple[int, str, str, str, str, str, int]:
-    """A frame's row for the index in the current layout: (rowid, text, app_name, window_name,
-    browser_url, parts, frame_id)."""
+    """A frame's row for the index in the current layout: (its time in milliseconds, text,
+    app_name, window_name, browser_url, parts, frame_id). The partition it is written to gives
+    it its rowid."""
     fields = [text_normalize(value) for value in (text, app_name, window_name, browser_url)]  # once each
-    return (rowid, *(_bigrams(value) for value in fields), _parts(*fields), frame_id)
+    return (time_ms(timestamp_s), *(_bigrams(value) for value in fields), _parts(*fields), frame_id)
 
 
-def rowid_for(timestamp_s: float, frame_id: int) -> int:
-    return int(timestamp_s * 1000) * 1000 + frame_id % 1000
+def time_ms(timestamp_s: float) -> int:
+    return int(timestamp_s * 1000)
 
 
-def rowid_range(start_s: float, end_s: float) -> tuple[int, int]:
-    # One millisecond of slack either side; the exact bounds are applied on the frame's timestamp.
-    return (int(start_s * 1000) - 1) * 1000, (int(end_s * 1000) + 2) * 1000 - 1
+def period_of(ms: int) -> int:
+    """The period of a time in milliseconds."""
+    return ms // PARTITION_MS
 
 
-def rowid_range_inside(start_s: float, end_s: float) -> tuple[int, int]:
-    """The rowids whose frames are surely inside [start_s, end_s]: only rows between this
-    and rowid_range need their exact timestamp checked."""
-    # Two milliseconds of margin: a float timestamp may land on either side of a millisecond.
-    return (math.ceil(start_s * 1000) + 2) * 1000, (math.floor(end_s * 1000) - 2) * 1000 - 1
+def periods_between(start_s: float, end_s: float) -> tuple[int, int]:
+    """The first and last periods that may hold frames of [start_s, end_s] (a millisecond of slack)."""
+    return period_of(time_ms(start_s) - 1), period_of(time_ms(end_s) + 1)
 
 
-def partition_of(rowid: int) -> int:
-    """The period of a rowid: from its millisecond, so a frame's partition follows from its rowid alone."""
-    return rowid // 1000 // PARTITION_MS
+def _rowid_wanted(layout: int, ms: int, frame_id: int) -> int:
+    if layout < SECONDS_FROM:
+        return ms * 1000 + frame_id % 1000
+    return ms // 1000 * SECOND_SLOTS + frame_id % SECOND_SLOTS
 
 
 def period_bounds_s(period: int) -> tuple[float, float]:
@@ -200,6 +209,8 @@ class Partition:
     period: int
     layout: int
     build_layout: int | None = None  # a rebuild in this layout is under way beside it
+    spill: int = 0  # the most seconds a row's rowid was moved past its own (layout 4 on)
+    build_spill: int = 0
 
     @property
     def table(self) -> str:
@@ -213,15 +224,32 @@ class Partition:
     def bm25(self) -> str:
         return f"bm25({self.table}, {_LAYOUT_WEIGHTS[self.layout]})"
 
+    def rowid_range(self, start_s: float, end_s: float) -> tuple[int, int]:
+        """The rowids of the live table that may hold frames of [start_s, end_s]; the exact
+        bounds are applied on the frames' timestamps."""
+        if self.layout < SECONDS_FROM:  # a millisecond of slack either side
+            return (time_ms(start_s) - 1) * 1000, (time_ms(end_s) + 2) * 1000 - 1
+        # Two seconds of slack either side (a float time may land in the second before), and the spill.
+        return (math.floor(start_s) - 1) * SECOND_SLOTS, (math.floor(end_s) + 2 + self.spill) * SECOND_SLOTS - 1
 
-_REGISTRY_COLUMNS = "period, layout, build_layout"
+    def rowid_range_inside(self, start_s: float, end_s: float) -> tuple[int, int]:
+        """The rowids whose frames are surely inside [start_s, end_s]: only rows between this
+        and rowid_range need their exact timestamp checked."""
+        if self.layout < SECONDS_FROM:  # two milliseconds of margin
+            return (math.ceil(start_s * 1000) + 2) * 1000, (math.floor(end_s * 1000) - 2) * 1000 - 1
+        # A row's own second is at most `spill` seconds before its rowid's.
+        return (math.floor(start_s) + 2 + self.spill) * SECOND_SLOTS, (math.floor(end_s) - 1) * SECOND_SLOTS - 1
 
 
-def partitions_in(cursor, lo_rowid: int, hi_rowid: int) -> list[Partition]:
-    """The existing partitions that may hold rowids in [lo_rowid, hi_rowid], newest first."""
+_REGISTRY_COLUMNS = "period, layout, build_layout, spill, build_spill"
+
+
+def partitions_in(cursor, start_s: float | None, end_s: float | None) -> list[Partition]:
+    """The existing partitions that may hold frames of [start_s, end_s] (None: no bound), newest first."""
+    first = -(2**62) if start_s is None else periods_between(start_s, start_s)[0]
+    last = 2**62 if end_s is None else periods_between(end_s, end_s)[1]
     cursor.execute(
-        f"SELECT {_REGISTRY_COLUMNS} FROM {REGISTRY} WHERE period BETWEEN %s AND %s ORDER BY period DESC",
-        [partition_of(lo_rowid), partition_of(hi_rowid)],
+        f"SELECT {_REGISTRY_COLUMNS} FROM {REGISTRY} WHERE period BETWEEN %s AND %s ORDER BY period DESC", [first, last]
     )
     return [Partition(*row) for row in cursor.fetchall()]
 
@@ -277,13 +305,90 @@ def partitions_drop_all(cursor) -> None:
     cursor.execute(f"DROP TABLE IF EXISTS {REGISTRY}")
 
 
-def _rows_insert(cursor, table: str, layout: int, rows: list[tuple]) -> None:
+def _rowids_present(cursor, table: str, rowids) -> set[int]:
+    rowids, present = list(rowids), set()
+    for at in range(0, len(rowids), 500):
+        chunk = rowids[at : at + 500]
+        cursor.execute(f"SELECT rowid FROM {table} WHERE rowid IN ({', '.join(['%s'] * len(chunk))})", chunk)
+        present.update(row[0] for row in cursor.fetchall())
+    return present
+
+
+def _rowids_assign(cursor, table: str, layout: int, rows: list[tuple]) -> tuple[list[tuple], int]:
+    """The rows with their rowids in this table (the first element, a time in ms, replaced), and
+    the most seconds a row had to be moved past its own (0 when every wanted slot was free)."""
+    wanted = [_rowid_wanted(layout, row[0], row[-1]) for row in rows]
+    if layout < SECONDS_FROM:
+        return [(rowid, *row[1:]) for rowid, row in zip(wanted, rows)], 0
+    checked = set(wanted)
+    taken = _rowids_present(cursor, table, checked)
+    out, spill = [], 0
+    for rowid, row in zip(wanted, rows):
+        while rowid in taken:  # the next free slot, into later seconds when this one is full
+            rowid += 1
+            if rowid not in checked:
+                checked.add(rowid)
+                taken |= _rowids_present(cursor, table, [rowid])
+        taken.add(rowid)
+        spill = max(spill, rowid // SECOND_SLOTS - row[0] // 1000)
+        out.append((rowid, *row[1:]))
+    return out, spill
+
+
+def _rowids_find(cursor, table: str, layout: int, spill: int, keys: list[tuple[int, int]]) -> list[int]:
+    """The rowids that frames (ms, frame_id) have in this table (those it holds)."""
+    wanted = {frame_id: _rowid_wanted(layout, ms, frame_id) for ms, frame_id in keys}
+    found = []
+    rowids = list(wanted.values())
+    for at in range(0, len(rowids), 500):
+        chunk = rowids[at : at + 500]
+        cursor.execute(f"SELECT rowid, frame_id FROM {table} WHERE rowid IN ({', '.join(['%s'] * len(chunk))})", chunk)
+        for rowid, frame_id in cursor.fetchall():
+            if wanted.get(frame_id) == rowid:
+                found.append(rowid)
+                del wanted[frame_id]
+    if layout >= SECONDS_FROM:  # moved to a later slot by a frame of the same second
+        seconds = {frame_id: ms // 1000 for ms, frame_id in keys}
+        for frame_id in wanted:
+            second = seconds[frame_id]
+            cursor.execute(
+                f"SELECT rowid FROM {table} WHERE rowid BETWEEN %s AND %s AND frame_id = %s",
+                [second * SECOND_SLOTS, (second + spill + 1) * SECOND_SLOTS - 1, frame_id],
+            )
+            found += [row[0] for row in cursor.fetchall()]
+    return found
+
+
+def _rows_insert(cursor, partition: Partition, rows: list[tuple], *, build: bool = False) -> None:
+    """Insert index rows (as index_row makes them) into a partition's live table, or the table
+    being rebuilt beside it, with rowids in its layout; a row moved past its second widens the
+    partition's spill."""
+    table, layout = (partition.build_table, partition.build_layout) if build else (partition.table, partition.layout)
+    rows, spill = _rowids_assign(cursor, table, layout, rows)
     if layout == 1:  # no parts column
         rows = [(*row[:5], row[6]) for row in rows]
     columns = _LAYOUT_COLUMNS[layout]
     cursor.executemany(
         f"INSERT INTO {table} (rowid, {', '.join(columns)}) VALUES ({', '.join(['%s'] * (len(columns) + 1))})", rows
     )
+    if spill > (partition.build_spill if build else partition.spill):
+        column = "build_spill" if build else "spill"
+        cursor.execute(f"UPDATE {REGISTRY} SET {column} = max({column}, %s) WHERE period = %s", [spill, partition.period])
+
+
+def _rows_remove(cursor, partition: Partition, keys: list[tuple[int, int]], *, build: bool = False) -> int:
+    """Remove the rows of frames (ms, frame_id) from a partition's live table (or the table being
+    rebuilt beside it); returns how many it held."""
+    table, layout, spill = (
+        (partition.build_table, partition.build_layout, partition.build_spill)
+        if build
+        else (partition.table, partition.layout, partition.spill)
+    )
+    rowids = _rowids_find(cursor, table, layout, spill, keys)
+    for at in range(0, len(rowids), 500):
+        chunk = rowids[at : at + 500]
+        cursor.execute(f"DELETE FROM {table} WHERE rowid IN ({', '.join(['%s'] * len(chunk))})", chunk)
+    return len(rowids)
 
 
 def _vocab_terms(rows: list[tuple]) -> set[str]:
@@ -295,18 +400,18 @@ def _vocab_terms(rows: list[tuple]) -> set[str]:
 
 
 def index_rows_write(cursor, rows: list[tuple]) -> None:
-    """Insert index rows made by index_row, each into the partition of its rowid (creating
+    """Insert index rows made by index_row, each into the partition of its time (creating
     partitions as needed) and into the table being rebuilt beside it, if any; their words
     join the vocabulary."""
     cursor.executemany(f"INSERT OR IGNORE INTO {VOCAB} (term) VALUES (%s)", [(t,) for t in _vocab_terms(rows)])
     by_period: dict[int, list[tuple]] = {}
     for row in rows:
-        by_period.setdefault(partition_of(row[0]), []).append(row)
+        by_period.setdefault(period_of(row[0]), []).append(row)
     for period, period_rows in by_period.items():
         partition = partition_create(cursor, period)
-        _rows_insert(cursor, partition.table, partition.layout, period_rows)
+        _rows_insert(cursor, partition, period_rows)
         if partition.build_layout:
-            _rows_insert(cursor, partition.build_table, partition.build_layout, period_rows)
+            _rows_insert(cursor, partition, period_rows, build=True)
 
 
 def build_rows_write(cursor, partition: Partition, rows: list[tuple]) -> None:
@@ -314,10 +419,8 @@ def build_rows_write(cursor, partition: Partition, rows: list[tuple]) -> None:
     the vocabulary."""
     if rows:
         cursor.executemany(f"INSERT OR IGNORE INTO {VOCAB} (term) VALUES (%s)", [(t,) for t in _vocab_terms(rows)])
-        cursor.execute(
-            f"DELETE FROM {partition.build_table} WHERE rowid IN ({', '.join(['%s'] * len(rows))})", [r[0] for r in rows]
-        )
-        _rows_insert(cursor, partition.build_table, partition.build_layout, rows)
+        _rows_remove(cursor, partition, [(row[0], row[-1]) for row in rows], build=True)
+        _rows_insert(cursor, partition, rows, build=True)
 
 
 def partition_swap(cursor, period: int) -> None:
@@ -332,8 +435,8 @@ def partition_swap(cursor, period: int) -> None:
         return
     table_rename(cursor, partition.build_table, partition.table)
     cursor.execute(
-        f"UPDATE {REGISTRY} SET layout = build_layout, build_layout = NULL, build_after_ts = NULL,"
-        " build_after_id = NULL WHERE period = %s",
+        f"UPDATE {REGISTRY} SET layout = build_layout, spill = build_spill, build_layout = NULL, build_spill = 0,"
+        " build_after_ts = NULL, build_after_id = NULL WHERE period = %s",
         [period],
     )
 
@@ -344,13 +447,14 @@ def partitions_outdated(cursor) -> list[int]:
     return [row[0] for row in cursor.fetchall()]
 
 
-def index_row_delete(cursor, rowid: int) -> None:
-    """Remove one rowid from its partition (and the table being rebuilt beside it), if it exists."""
-    partition = partition_get(cursor, partition_of(rowid))
+def index_row_delete(cursor, *, timestamp_s: float, frame_id: int) -> None:
+    """Remove a frame's row from its partition (and the table being rebuilt beside it), if it has one."""
+    ms = time_ms(timestamp_s)
+    partition = partition_get(cursor, period_of(ms))
     if partition:
-        cursor.execute(f"DELETE FROM {partition.table} WHERE rowid = %s", [rowid])
+        _rows_remove(cursor, partition, [(ms, frame_id)])
         if partition.build_layout:
-            cursor.execute(f"DELETE FROM {partition.build_table} WHERE rowid = %s", [rowid])
+            _rows_remove(cursor, partition, [(ms, frame_id)], build=True)
 
 
 def partitions_merge(cursor, periods: list[int]) -> int:
@@ -404,32 +508,30 @@ def term_tokens(term: str) -> tuple[list[str], list[str], bool]:
     return tokens, parts, last_single_cjk
 
 
-def index_rows_delete(cursor, rowids: list[int], *, rows: list[tuple] = ()) -> tuple[int, set[str]]:
-    """Remove these rowids from their partitions (and the tables being rebuilt beside them);
-    a partition left empty is dropped. `rows` are their index rows as index_row makes them from
-    the frames (a contentless partition cannot give its text back). Returns how many rows went,
-    and the vocabulary words they held (for vocab_forget)."""
-    by_period: dict[int, list[int]] = {}
-    for rowid in rowids:
-        by_period.setdefault(partition_of(rowid), []).append(rowid)
+def index_rows_delete(cursor, keys: list[tuple[float, int]], *, rows: list[tuple] = ()) -> tuple[int, set[str]]:
+    """Remove the rows of these frames (timestamp_s, frame_id) from their partitions (and the
+    tables being rebuilt beside them); a partition left empty is dropped. `rows` are their index
+    rows as index_row makes them from the frames (a contentless partition cannot give its text
+    back). Returns how many rows went, and the vocabulary words they held (for vocab_forget)."""
+    by_period: dict[int, list[tuple[int, int]]] = {}
+    for timestamp_s, frame_id in keys:
+        ms = time_ms(timestamp_s)
+        by_period.setdefault(period_of(ms), []).append((ms, frame_id))
     removed, terms = 0, _vocab_terms(list(rows))
-    for period, period_rowids in by_period.items():
+    for period, period_keys in by_period.items():
         partition = partition_get(cursor, period)
         if partition is None:
             continue
-        marks = ", ".join(["%s"] * len(period_rowids))
-        if partition.layout >= CONTENTLESS_FROM:
-            cursor.execute(f"SELECT rowid FROM {partition.table} WHERE rowid IN ({marks})", period_rowids)
-            found = cursor.fetchall()
-        else:
-            columns = ", ".join(TEXT_COLUMNS)
-            cursor.execute(f"SELECT rowid, {columns} FROM {partition.table} WHERE rowid IN ({marks})", period_rowids)
-            found = cursor.fetchall()
-            terms |= _vocab_terms(found)
-        cursor.execute(f"DELETE FROM {partition.table} WHERE rowid IN ({marks})", period_rowids)
-        removed += len(found)
+        if partition.layout < CONTENTLESS_FROM:  # its rows give their words back
+            rowids = _rowids_find(cursor, partition.table, partition.layout, partition.spill, period_keys)
+            for at in range(0, len(rowids), 500):
+                chunk = rowids[at : at + 500]
+                marks = ", ".join(["%s"] * len(chunk))
+                cursor.execute(f"SELECT rowid, {', '.join(TEXT_COLUMNS)} FROM {partition.table} WHERE rowid IN ({marks})", chunk)
+                terms |= _vocab_terms(cursor.fetchall())
+        removed += _rows_remove(cursor, partition, period_keys)
         if partition.build_layout:
-            cursor.execute(f"DELETE FROM {partition.build_table} WHERE rowid IN ({marks})", period_rowids)
+            _rows_remove(cursor, partition, period_keys, build=True)
         else:
             cursor.execute(f"SELECT 1 FROM {partition.table} LIMIT 1")
             if cursor.fetchone() is None:  # nothing left in its period: give its pages back

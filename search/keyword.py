@@ -34,8 +34,6 @@ from search.fts import (
     VOCAB_TRIGRAMS,
     Partition,
     partitions_in,
-    rowid_range,
-    rowid_range_inside,
     term_tokens,
     text_normalize,
     token_is_word,
@@ -164,7 +162,7 @@ def _match_sql(partition: Partition, match: str, filters: Filters, rowid_from: i
     """FROM and WHERE of the frames of one partition in the range (from rowid_from on) whose
     index entry matches the FTS query."""
     table = partition.table
-    lo, hi = rowid_range(filters.start_time, filters.end_time)
+    lo, hi = partition.rowid_range(filters.start_time, filters.end_time)
     lo = lo if rowid_from is None else rowid_from
     where, params, needs_text = filters.sql()
     if len(where) > 2 or needs_text:
@@ -176,9 +174,9 @@ def _match_sql(partition: Partition, match: str, filters: Filters, rowid_from: i
             + " AND ".join(where)
         )
         return base, [match, lo, hi, *params]
-    # Time only: the rowid range is the time range to the millisecond, so only the rows in the
-    # first and last milliseconds are looked up in frames_frame for their exact timestamp.
-    inside_lo, inside_hi = rowid_range_inside(filters.start_time, filters.end_time)
+    # Time only: the rowid range is the time range (to the second, or the millisecond in older
+    # layouts), so only the rows at its edges are looked up in frames_frame for their exact timestamp.
+    inside_lo, inside_hi = partition.rowid_range_inside(filters.start_time, filters.end_time)
     base = (
         f"FROM {table} WHERE {table} MATCH %s AND {table}.rowid BETWEEN %s AND %s"
         f" AND ({table}.rowid BETWEEN %s AND %s OR EXISTS (SELECT 1 FROM frames_frame f"
@@ -323,9 +321,8 @@ def search_keyword(*, q: str, filters: Filters, limit: int, offset: int) -> tupl
     query = keyword_query(q)
     if not query.terms:  # only punctuation or symbols: no word to match
         return [], 0
-    lo, hi = rowid_range(filters.start_time, filters.end_time)
     with connection.cursor() as cursor:
-        partitions = partitions_in(cursor, lo, hi)
+        partitions = partitions_in(cursor, filters.start_time, filters.end_time)
         tiers, total = _tiers(cursor, query, partitions, filters)
         page: list[tuple[int, int, float]] = []  # (period, rowid, score)
         skip = offset

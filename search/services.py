@@ -28,13 +28,13 @@ from search.fts import (
     partition_create,
     partition_get,
     partitions_outdated,
-    partition_of,
+    period_of,
+    periods_between,
+    time_ms,
     partition_swap,
     partitions_all,
     partitions_merge,
     period_bounds_s,
-    rowid_for,
-    rowid_range,
     table_create,
     table_drop,
     vocab_forget,
@@ -46,9 +46,8 @@ def frame_index(*, frame: Frame) -> None:
     """(Re)write a frame's entry in the keyword index (the partition of its time) from its
     OCR text and metadata."""
     text = OcrResult.objects.filter(frame=frame).values_list("text", flat=True).first() or ""
-    rowid = rowid_for(frame.timestamp.timestamp(), frame.id)
     row = index_row(
-        rowid=rowid,
+        timestamp_s=frame.timestamp.timestamp(),
         frame_id=frame.id,
         text=text,
         app_name=frame.app_name,
@@ -56,13 +55,13 @@ def frame_index(*, frame: Frame) -> None:
         browser_url=frame.browser_url,
     )
     with connection.cursor() as cursor:
-        index_row_delete(cursor, rowid)
+        index_row_delete(cursor, timestamp_s=frame.timestamp.timestamp(), frame_id=frame.id)
         index_rows_write(cursor, [row])
 
 
 def frame_unindex(*, frame: Frame) -> None:
     with connection.cursor() as cursor:
-        index_row_delete(cursor, rowid_for(frame.timestamp.timestamp(), frame.id))
+        index_row_delete(cursor, timestamp_s=frame.timestamp.timestamp(), frame_id=frame.id)
 
 
 def frame_index_on_text_ready(sender, *, frame: Frame, **kwargs) -> None:
@@ -87,12 +86,12 @@ def vectors_owed_on_restore(sender, **kwargs) -> None:
 def frames_unindex_on_deleting(sender, *, frames, **kwargs) -> dict:
     """frames_deleting: remove the frames' keyword index rows, and the words of the vocabulary
     that only they held, in the transaction that deletes them."""
-    rowids = [rowid_for(frame.timestamp.timestamp(), frame.id) for frame in frames]
+    keys = [(frame.timestamp.timestamp(), frame.id) for frame in frames]
     # Their rows as indexed (the frames' rows are still there): the words a contentless
     # partition cannot give back.
     rows = [
         index_row(
-            rowid=rowid_for(moment.timestamp(), frame_id), frame_id=frame_id, text=text or "",
+            timestamp_s=moment.timestamp(), frame_id=frame_id, text=text or "",
             app_name=app_name, window_name=window_name, browser_url=browser_url,
         )
         for frame_id, moment, app_name, window_name, browser_url, text in Frame.objects.filter(
@@ -100,8 +99,8 @@ def frames_unindex_on_deleting(sender, *, frames, **kwargs) -> dict:
         ).values_list("id", "timestamp", "app_name", "window_name", "browser_url", "ocr__text")
     ]
     with connection.cursor() as cursor:
-        removed, terms = index_rows_delete(cursor, rowids, rows=rows)
-        forgotten = vocab_forget(cursor, terms, first=sorted({partition_of(rowid) for rowid in rowids}))
+        removed, terms = index_rows_delete(cursor, keys, rows=rows)
+        forgotten = vocab_forget(cursor, terms, first=sorted({period_of(time_ms(ts)) for ts, _ in keys}))
     return {"fts_rows": removed, "vocabulary_words": forgotten}
 
 
@@ -109,8 +108,8 @@ def keyword_index_erase_on_erasing(sender, *, start, end, removed, **kwargs) -> 
     """frames_erasing: merge the segments of the keyword partitions of the deleted range (and the
     vocabulary's trigram index when words left it), so that no segment keeps a deleted frame's
     words; what the merges free is zeroed (secure_delete)."""
-    last = partition_of(rowid_range(0, end.timestamp())[1])
-    first = partition_of(rowid_range(start.timestamp(), 0)[0]) if start else None
+    last = periods_between(end.timestamp(), end.timestamp())[1]
+    first = periods_between(start.timestamp(), start.timestamp())[0] if start else None
     with connection.cursor() as cursor:
         periods = [period for period in partitions_all(cursor) if period <= last and (first is None or period >= first)]
         partitions_merge(cursor, periods)
@@ -134,7 +133,7 @@ REBUILD_BATCH = 1000
 
 def _period_frames(period: int):
     """Frames of a period that the live path would have indexed (their OCR is over), in
-    (timestamp, id) order. A millisecond of slack each side: the rowid decides the period."""
+    (timestamp, id) order. A millisecond of slack each side: the time in milliseconds decides the period."""
     start_s, end_s = period_bounds_s(period)
     return Frame.objects.filter(
         timestamp__gte=datetime.fromtimestamp(start_s - 0.002, tz=dt_timezone.utc),
@@ -202,11 +201,10 @@ def fts_rebuild_batch(*, period: int, size: int = REBUILD_BATCH) -> int:
             return 0
         rows = []
         for frame_id, moment, app_name, window_name, browser_url, text in batch:
-            rowid = rowid_for(moment.timestamp(), frame_id)
-            if partition_of(rowid) == period:
+            if period_of(time_ms(moment.timestamp())) == period:
                 rows.append(
                     index_row(
-                        rowid=rowid,
+                        timestamp_s=moment.timestamp(),
                         frame_id=frame_id,
                         text=text or "",
                         app_name=app_name,

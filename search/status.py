@@ -25,7 +25,7 @@ from frames.selectors import devices_seen
 from myrecall.space import Part, space_summary, tree_bytes
 from myrecall.timezones import duration_short, machine_timezone
 from search.embeddings import embedder_info, embedder_ready
-from search.fts import partition_of, partitions_in, partitions_outdated, period_bounds_s, rowid_for
+from search.fts import period_of, partitions_in, partitions_outdated, period_bounds_s, time_ms
 from search.vectors import VectorError, backend_describe, vectors_count, vectors_dir, vectors_health
 
 def index_periods(*, start_time: float | None = None, end_time: float | None = None) -> list[int]:
@@ -40,17 +40,15 @@ def index_periods(*, start_time: float | None = None, end_time: float | None = N
     first = frames.order_by("timestamp").values_list("timestamp", flat=True).first()
     last = frames.order_by("-timestamp").values_list("timestamp", flat=True).first()
     if first is not None:
-        for period in range(partition_of(rowid_for(first.timestamp(), 0)), partition_of(rowid_for(last.timestamp(), 0)) + 1):
+        for period in range(period_of(time_ms(first.timestamp())), period_of(time_ms(last.timestamp())) + 1):
             start_s, end_s = period_bounds_s(period)
             if frames.filter(
                 timestamp__gte=datetime.fromtimestamp(start_s, tz=dt_timezone.utc),
                 timestamp__lt=datetime.fromtimestamp(end_s, tz=dt_timezone.utc),
             ).exists():
                 periods.add(period)
-    lo = -(2**62) if start_time is None else rowid_for(start_time, 0)
-    hi = 2**62 if end_time is None else rowid_for(end_time, 999)
     with connection.cursor() as cursor:
-        periods |= {p.period for p in partitions_in(cursor, lo, hi)}
+        periods |= {p.period for p in partitions_in(cursor, start_time, end_time)}
     return sorted(periods)
 
 

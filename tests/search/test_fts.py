@@ -2,14 +2,14 @@ import pytest
 from django.db import connection
 
 from search.fts import (
+    LAYOUT,
     PART_MARK,
+    SECOND_SLOTS,
+    Partition,
     fts_prepare,
     index_row,
     index_rows_write,
     partition_table,
-    rowid_for,
-    rowid_range,
-    rowid_range_inside,
     text_parts,
     token_parts,
 )
@@ -35,14 +35,14 @@ TEXTS = {
 def indexed():
     with connection.cursor() as cursor:
         rows = [
-            index_row(rowid=rowid, frame_id=rowid, text=text, app_name="", window_name="", browser_url="")
-            for rowid, text in TEXTS.items()
+            index_row(timestamp_s=0.0, frame_id=frame_id, text=text, app_name="", window_name="", browser_url="")
+            for frame_id, text in TEXTS.items()
         ]
         index_rows_write(cursor, rows)
 
 
 def matches(q: str, tier: str = "strict") -> set[int]:
-    table = partition_table(0)  # rowids 1-7 are the first milliseconds of the epoch
+    table = partition_table(0)  # frames of the epoch's first second: their rowids are their ids (< SECOND_SLOTS)
     query = keyword_query(q)
     if not query.terms:
         return set()
@@ -212,15 +212,29 @@ def test_a_query_without_words_has_no_terms_and_matches_nothing(indexed, q):
     assert matches(q) == set()
 
 
-def test_rowid_ranges_follow_time():
+@pytest.mark.parametrize("layout", [3, LAYOUT])
+def test_rowid_ranges_follow_time(layout):
+    from search.fts import _rowid_wanted, time_ms
+
+    partition = Partition(period=0, layout=layout)
     t = 1_700_000_000.5
-    assert rowid_for(t, 1) < rowid_for(t + 0.001, 1) < rowid_for(t + 1, 0)
-    lo, hi = rowid_range(t, t + 60)
-    inside_lo, inside_hi = rowid_range_inside(t, t + 60)
+    assert _rowid_wanted(layout, time_ms(t), 1) < _rowid_wanted(layout, time_ms(t + 1), 0)
+    lo, hi = partition.rowid_range(t, t + 60)
+    inside_lo, inside_hi = partition.rowid_range_inside(t, t + 60)
     assert lo < inside_lo and inside_hi < hi
     for ts in (t, t + 0.0005, t + 30, t + 60):
-        assert lo <= rowid_for(ts, 12345) <= hi
-    for ts in (t + 0.01, t + 30, t + 59.99):
-        assert inside_lo <= rowid_for(ts, 12345) <= inside_hi
-    for ts in (t - 0.002, t + 60.003):
-        assert not lo <= rowid_for(ts, 7) <= hi
+        assert lo <= _rowid_wanted(layout, time_ms(ts), 12345) <= hi
+    for ts in (t + 3, t + 30, t + 57):
+        assert inside_lo <= _rowid_wanted(layout, time_ms(ts), 12345) <= inside_hi
+    far = 0.003 if layout < 4 else 3  # beyond the slack: a millisecond, or two seconds from layout 4
+    for ts in (t - far, t + 60 + far):
+        assert not lo <= _rowid_wanted(layout, time_ms(ts), 7) <= hi
+
+
+def test_a_second_index_rowid_costs_less_than_a_millisecond_one():
+    # What layout 4 is for: consecutive frames a few seconds apart are a small rowid step.
+    from search.fts import _rowid_wanted, time_ms
+
+    step = _rowid_wanted(LAYOUT, time_ms(1_700_000_003), 2) - _rowid_wanted(LAYOUT, time_ms(1_700_000_000), 1)
+    assert step < 128 <= _rowid_wanted(3, time_ms(1_700_000_003), 2) - _rowid_wanted(3, time_ms(1_700_000_000), 1)
+    assert SECOND_SLOTS * 3 - SECOND_SLOTS < step

@@ -17,9 +17,9 @@ from search.fts import (
     REGISTRY,
     index_row,
     partition_get,
-    partition_of,
+    period_of,
     partition_table,
-    rowid_for,
+    time_ms,
     table_create,
 )
 from search.filters import Filters
@@ -29,7 +29,7 @@ from search.services import fts_rebuild_batch, fts_rebuild_begin, fts_rebuild_fi
 pytestmark = pytest.mark.django_db
 
 T0 = 1_760_000_000.0
-PERIOD = partition_of(rowid_for(T0, 0))
+PERIOD = period_of(time_ms(T0))
 
 
 def found(q: str) -> list[int]:
@@ -105,7 +105,7 @@ def test_rows_follow_the_database(frame_make):
     Frame.objects.filter(id=gone).delete()  # deleted behind the index's back
     pending = Frame.objects.create(
         timestamp=datetime.fromtimestamp(T0 + 2, tz=dt_timezone.utc),
-        image_path="frames/p.jpg", width=1, height=1, image_bytes=1, phash=b"", ocr_status=OcrStatus.PENDING,
+        image_path="frames/p.jpg", width=1, height=1, image_bytes=1, ocr_status=OcrStatus.PENDING,
         app_name="quarterly",
     )
     lonely = frame_make("quarterly report xylophonist", at=T0 + 30 * 86400)
@@ -119,7 +119,7 @@ def test_rows_follow_the_database(frame_make):
         assert vocab_containing(cursor, "uarterl") == ["quarterly"]
     assert pending.id not in rows_in(partition_table(PERIOD))
     with connection.cursor() as cursor:  # a week left without frames loses its partition
-        assert partition_get(cursor, partition_of(rowid_for(T0 + 30 * 86400, 0))) is None
+        assert partition_get(cursor, period_of(time_ms(T0 + 30 * 86400))) is None
 
 
 def test_a_time_range_rebuilds_only_its_weeks(frame_make):
@@ -139,7 +139,7 @@ def test_bad_options_are_refused(args):
 
 
 def test_index_row_is_the_current_layout():
-    row = index_row(rowid=1, frame_id=1, text="LinusTorvalds", app_name="", window_name="", browser_url="")
+    row = index_row(timestamp_s=0.0, frame_id=1, text="LinusTorvalds", app_name="", window_name="", browser_url="")
     assert len(row) == 7 and row[5] == f"{PART_MARK}Linus {PART_MARK}Torvalds"
 
 
@@ -202,3 +202,27 @@ def test_a_week_emptied_leaves_no_table_of_its_index_behind(frame_make):
     assert not [name for name in _tables() if name.startswith(partition_table(PERIOD))]
     reindex("--fts")
     assert not [name for name in _tables() if name.startswith(partition_table(PERIOD))]
+
+
+def test_a_week_with_millisecond_rowids_is_searched_and_moves_to_rowids_by_the_second(frame_make):
+    from search.fts import SECOND_SLOTS
+
+    with connection.cursor() as cursor:  # as layout 3 wrote it: contentless, rowids in milliseconds * 1000
+        table_create(cursor, partition_table(PERIOD), 3)
+        cursor.execute(f"INSERT INTO {REGISTRY} (period, layout) VALUES (%s, 3)", [PERIOD])
+    ids = [frame_make(f"quarterly ledger page{n}", at=T0 + n * 2.5) for n in range(4)]
+    table = partition_table(PERIOD)
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT rowid, frame_id FROM {table} ORDER BY rowid")
+        assert [row[0] for row in cursor.fetchall()] == [time_ms(T0 + n * 2.5) * 1000 + i % 1000 for n, i in enumerate(ids)]
+    assert sorted(found("ledger")) == ids
+    assert found("page2") == [ids[2]]
+    call_command("compact", stdout=io.StringIO())
+    with connection.cursor() as cursor:
+        assert partition_get(cursor, PERIOD).layout == LAYOUT == 4
+        cursor.execute(f"SELECT rowid, frame_id FROM {table} ORDER BY rowid")
+        assert cursor.fetchall() == [(int(T0 + n * 2.5) * SECOND_SLOTS + i % SECOND_SLOTS, i) for n, i in enumerate(ids)]
+    assert sorted(found("ledger")) == ids
+    assert found("page2") == [ids[2]]
+    later = frame_make("quarterly ledger page9", at=T0 + 30)
+    assert found("page9") == [later]
