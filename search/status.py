@@ -60,7 +60,7 @@ def index_layout_note() -> str | None:
         return None
     return (
         f"the keyword index has {len(outdated)} week(s) in an older layout (words inside compound tokens not "
-        "found, or a second copy of the text kept): the worker rebuilds them in the background, newest first, "
+        "found, a second copy of the text kept, or a larger index): the worker rebuilds them in the background, newest first, "
         "and `manage.py compact` does it now (searches keep working meanwhile)"
     )
 
