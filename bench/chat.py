@@ -64,7 +64,7 @@ from bench.scripted_llm import (  # noqa: E402
     ScriptedLlm,
     ScriptedModel,
 )
-from bench.search_keyword import FRAME_SQL, OCR_SQL, PHASH, bench_data_dir, database_create, rows_write  # noqa: E402
+from bench.search_keyword import FRAME_SQL, OCR_SQL, bench_data_dir, database_create, ocr_text_columns, rows_write  # noqa: E402
 
 ZONE = ZoneInfo("Europe/Berlin")
 DAY = date(2025, 3, 12)  # a Wednesday, away from a DST change
@@ -404,8 +404,8 @@ def day_write(frames: list[DayFrame]) -> None:
         moment = datetime.fromtimestamp(frame.ts, tz=dt_timezone.utc)
         stamp = adapt(moment)
         key = (frame.app, frame.window, frame.url)
-        frame_rows.append((frame.frame_id, stamp, *key, True, f"frames/{moment:%Y/%m/%d}/{frame.frame_id}.webp", PHASH, stamp))
-        ocr_rows.append((frame.frame_id, frame.text, ",".join(text_languages(frame.text)), stamp))
+        frame_rows.append((frame.frame_id, stamp, *key, True, f"frames/{moment:%Y/%m/%d}/{frame.frame_id}.webp", stamp))
+        ocr_rows.append((frame.frame_id, *ocr_text_columns(frame.text), ",".join(text_languages(frame.text)), stamp))
         fts_rows.append(
             index_row(
                 timestamp_s=frame.ts, frame_id=frame.frame_id, text=frame.text,

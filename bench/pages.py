@@ -39,7 +39,7 @@ if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
 from tests import screens  # noqa: E402
-from bench.search_keyword import APPS, EN_WORK, PHASH, Corpus, bench_data_dir, database_create, rows_write  # noqa: E402
+from bench.search_keyword import APPS, EN_WORK, Corpus, bench_data_dir, database_create, ocr_text_columns, rows_write  # noqa: E402
 
 ZONE = ZoneInfo("Europe/Berlin")
 DAY = date(2025, 3, 12)  # a Wednesday, away from a DST change
@@ -65,12 +65,12 @@ _OCR_WORD = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]|[^\s\u3400-\u9fff\uf900-\u
 
 FRAME_SQL = (
     "INSERT INTO frames_frame (id, timestamp, device_name, client_frame_id, app_name, window_name, browser_url, "
-    "focused, image_path, width, height, image_bytes, phash, ocr_status, ocr_attempts, ocr_error, created_at) "
-    "VALUES (?, ?, 'laptop', NULL, ?, ?, ?, 1, ?, ?, ?, ?, ?, 'done', 1, '', ?)"
+    "focused, image_path, width, height, image_bytes, ocr_status, ocr_attempts, ocr_error, created_at) "
+    "VALUES (?, ?, 'laptop', NULL, ?, ?, ?, 1, ?, ?, ?, ?, 'done', 1, '', ?)"
 )
 OCR_SQL = (
-    "INSERT INTO frames_ocrresult (frame_id, engine, text, languages, lines, ocr_area, carried_from_id, "
-    "elapsed_ms, created_at) VALUES (?, 'rapidocr', ?, ?, ?, 1.0, NULL, 2450, ?)"
+    "INSERT INTO frames_ocrresult (frame_id, engine, text, text_length, languages, lines, ocr_area, carried_from_id, "
+    "elapsed_ms, created_at) VALUES (?, 'rapidocr', ?, ?, ?, ?, 1.0, NULL, 2450, ?)"
 )
 
 
@@ -136,7 +136,7 @@ def day_generate(*, count: int, seed: int, data_dir: Path) -> dict[int, int]:
     from search.fts import index_row
 
     adapt = connection.ops.adapt_datetimefield_value
-    lines_field = OcrResult._meta.get_field("lines")
+    lines_field = OcrResult._meta.get_field("lines_json")
     corpus = Corpus(seed)
     images = screen_images_write(corpus=corpus, data_dir=data_dir)
     timestamps = day_timestamps(count=count, rng=np.random.default_rng(seed))
@@ -156,8 +156,8 @@ def day_generate(*, count: int, seed: int, data_dir: Path) -> dict[int, int]:
         line_counts[frame_id] = len(texts)
         lines_json = lines_field.get_db_prep_value(ocr_lines(texts), connection)
         key = (screen.app_name, screen.window_name, screen.browser_url)
-        frames.append((frame_id, stamp, *key, image_path, WIDTH, HEIGHT, image_bytes, PHASH, stamp))
-        ocrs.append((frame_id, text, ",".join(text_languages(text)), lines_json, stamp))
+        frames.append((frame_id, stamp, *key, image_path, WIDTH, HEIGHT, image_bytes, stamp))
+        ocrs.append((frame_id, *ocr_text_columns(text), ",".join(text_languages(text)), lines_json, stamp))
         fts.append(index_row(timestamp_s=ts, frame_id=frame_id, text=text, app_name=key[0], window_name=key[1], browser_url=key[2]))
         if len(frames) >= BATCH:
             flush()

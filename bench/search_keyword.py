@@ -47,8 +47,9 @@ BATCH = 25_000
 
 
 def _signature() -> bytes:
-    """A screen's signature as the app stores it (packed: about 280 B): search never reads it,
-    but the database's bytes per frame count it."""
+    """A screen's signature as the app stores it (packed: about 280 B), kept for the device's frames
+    of the last hour (frames.models.FrameSignature): search never reads it, but the database's bytes
+    per frame count it."""
     from frames.imaging import image_hash
     from tests.screens import new_screen, render
 
@@ -300,13 +301,29 @@ def database_create() -> None:
 
 FRAME_SQL = (
     "INSERT INTO frames_frame (id, timestamp, device_name, client_frame_id, app_name, window_name, browser_url, "
-    "focused, image_path, width, height, image_bytes, phash, ocr_status, ocr_attempts, ocr_error, created_at) "
-    "VALUES (?, ?, 'laptop', NULL, ?, ?, ?, ?, ?, 1920, 1080, 180000, ?, 'done', 1, '', ?)"
+    "focused, image_path, width, height, image_bytes, ocr_status, ocr_attempts, ocr_error, created_at) "
+    "VALUES (?, ?, 'laptop', NULL, ?, ?, ?, ?, ?, 1920, 1080, 180000, 'done', 1, '', ?)"
 )
 OCR_SQL = (
-    "INSERT INTO frames_ocrresult (frame_id, engine, text, languages, lines, ocr_area, carried_from_id, "
-    "elapsed_ms, created_at) VALUES (?, 'rapidocr', ?, ?, '[]', 1.0, NULL, 2450, ?)"
+    "INSERT INTO frames_ocrresult (frame_id, engine, text, text_length, languages, lines, ocr_area, carried_from_id, "
+    "elapsed_ms, created_at) VALUES (?, 'rapidocr', ?, ?, ?, '[]', 1.0, NULL, 2450, ?)"
 )
+
+
+def ocr_text_columns(text: str) -> tuple:
+    """(text, text_length) of an OCR row as the app writes them: the text packed by its own field."""
+    from django.db import connection
+
+    from frames.models import OcrResult
+
+    return OcrResult._meta.get_field("text").get_db_prep_save(text, connection), len(text)
+
+
+def ocr_text_read(stored) -> str:
+    """An OCR row's text read by SQL, as the app reads it (packed texts are bytes)."""
+    from frames.text import text_unpack
+
+    return stored if stored is None or isinstance(stored, str) else text_unpack(bytes(stored))
 
 
 def rows_write(*, frame_sql: str, frames: list[tuple], ocr_sql: str, ocrs: list[tuple], fts: list[tuple]) -> None:
@@ -352,8 +369,8 @@ def frames_generate(*, size: int, t0: float, seed: int, timestamps: np.ndarray |
         moment = datetime.fromtimestamp(ts, tz=dt_timezone.utc)
         stamp = adapt(moment)
         key = (screen.app_name, screen.window_name, screen.browser_url)
-        frames.append((frame_id, stamp, *key, frame_id % 10 != 0, f"frames/{moment:%Y/%m/%d}/{frame_id}.jpg", PHASH, stamp))
-        ocrs.append((frame_id, text, ",".join(text_languages(text)), stamp))
+        frames.append((frame_id, stamp, *key, frame_id % 10 != 0, f"frames/{moment:%Y/%m/%d}/{frame_id}.jpg", stamp))
+        ocrs.append((frame_id, *ocr_text_columns(text), ",".join(text_languages(text)), stamp))
         fts.append(
             index_row(
                 timestamp_s=moment.timestamp(), frame_id=frame_id, text=text,
@@ -365,8 +382,22 @@ def frames_generate(*, size: int, t0: float, seed: int, timestamps: np.ndarray |
     if frames:
         flush()
     with connection.cursor() as cursor:
+        signatures_write(cursor)
         cursor.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     return time.perf_counter() - started
+
+
+def signatures_write(cursor) -> None:
+    """The screen signatures the app keeps: those of each device's frames within SIGNATURE_KEEP_S of its newest."""
+    from frames.services import SIGNATURE_KEEP_S
+
+    cursor.execute(
+        "INSERT OR IGNORE INTO frames_framesignature (frame_id, device_name, timestamp, phash) "
+        "SELECT f.id, f.device_name, f.timestamp, %s FROM frames_frame f JOIN "
+        "(SELECT device_name, max(timestamp) AS newest FROM frames_frame GROUP BY device_name) d ON d.device_name = f.device_name "
+        "WHERE f.timestamp >= strftime('%%Y-%%m-%%d %%H:%%M:%%f', d.newest, %s)",
+        [PHASH, f"-{SIGNATURE_KEEP_S:.0f} seconds"],
+    )
 
 
 def sizes_on_disk() -> dict[str, int]:
@@ -405,7 +436,8 @@ def english_pairs(rng: random.Random, n: int) -> tuple[list[str], list[tuple[flo
                 "WHERE o.frame_id = %s",
                 [rng.randint(1, top)],
             )
-            text, moment = cursor.fetchone()
+            stored, moment = cursor.fetchone()
+            text = ocr_text_read(stored)
             lines = [line.lower().split() for line in text.splitlines()[1:]]
             lines = [words for words in lines if len(words) >= 2 and all(w.isascii() and w.isalpha() for w in words[:2])]
             if lines:
@@ -449,7 +481,8 @@ def recall_cases(rng: random.Random, n: int) -> dict[str, list[RecallCase]]:
                 "WHERE o.frame_id = %s",
                 [frame_id],
             )
-            text, moment = cursor.fetchone()
+            stored, moment = cursor.fetchone()
+            text = ocr_text_read(stored)
             ts = moment.replace(tzinfo=dt_timezone.utc).timestamp()
             for kind, pattern in RECALL_PATTERNS.items():
                 words = [next(g for g in m.groups() if g) for m in pattern.finditer(text)]
@@ -593,7 +626,7 @@ def size_run(*, size: int, n_queries: int, seed: int) -> None:
     print(f"  FTS index ({PREFIX}*_data + _idx): {index / size:,.0f} B/frame ({index / 2**20:,.0f} MiB)")
     print(f"  FTS stored columns ({PREFIX}*_content + _docsize): {stored / size:,.0f} B/frame")
     print(f"  partitions: {partitions} of {PARTITION_DAYS} days ({size / partitions:,.0f} frames each on average)")
-    print(f"  OCR text (frames_ocrresult, lines '[]'): {ocr / size:,.0f} B/frame")
+    print(f"  OCR text (frames_ocrresult, text packed as the app stores it, lines '[]'): {ocr / size:,.0f} B/frame")
 
     corpus = Corpus(seed)
     sets = query_sets(corpus, n_queries, t0=t0, seed=seed + 3)

@@ -101,8 +101,10 @@ def ingest(images: list[Image.Image], *, device: str, start: float) -> tuple[lis
 
 
 def report(name: str, images: list[Image.Image], ids: list[int | None], times: list[float], *, ocr_sample: int, client) -> None:
+    from django.db import connection
+
     from frames import storage
-    from frames.models import Frame
+    from frames.models import Frame, FrameSignature, OcrResult
     from frames.imaging import hash_unpack
     from frames.ocr import ocr_engine
     from frames.text import lines_pack
@@ -142,7 +144,7 @@ def report(name: str, images: list[Image.Image], ids: list[int | None], times: l
     sample = random.Random(1).sample(stored, min(ocr_sample, n))
     engine = ocr_engine()
     same = found_orig = found_stored = 0
-    as_json = packed = text_bytes = 0
+    as_json = packed = text_bytes = text_stored = 0
     for image, frame_id in tqdm(sample, desc="OCR original and stored"):
         words = lambda lines: Counter(w.text for line in lines for w in line.words)  # noqa: E731
         original = words(engine.recognize(np.asarray(image)))
@@ -157,14 +159,18 @@ def report(name: str, images: list[Image.Image], ids: list[int | None], times: l
         as_json += len(json.dumps(rows, ensure_ascii=False, separators=(",", ":")).encode())
         packed += len(lines_pack(rows, text=text))
         text_bytes += len(text.encode())
+        stored_text = OcrResult._meta.get_field("text").get_db_prep_save(text, connection)  # as the app stores it
+        text_stored += len(stored_text.encode() if isinstance(stored_text, str) else stored_text)
     print(f"  OCR on {len(sample)} stored images: the same words as on the originals in {same}; "
           f"word recall {found_stored / max(found_orig, 1):.4f}")
     k = max(len(sample), 1)
     print(f"  OCR lines with word boxes per screen: {as_json / k / 1024:.2f} KB as JSON (before), {packed / k / 1024:.2f} KB packed "
-          f"({packed / max(as_json, 1):.2f}x); the text itself {text_bytes / k / 1024:.2f} KB")
-    raw = [len(hash_unpack(frame.phash)) for frame in frames.values()]
-    print(f"  screen signature: {statistics.mean(len(frame.phash) for frame in frames.values()):.0f} B packed, "
-          f"{statistics.mean(raw):.0f} B raw (before)")
+          f"({packed / max(as_json, 1):.2f}x); the text itself {text_bytes / k / 1024:.2f} KB, "
+          f"stored compressed {text_stored / k / 1024:.2f} KB ({text_stored / max(text_bytes, 1):.2f}x)")
+    kept = [bytes(p) for p in FrameSignature.objects.filter(frame_id__in=list(frames)).values_list("phash", flat=True)]
+    if kept:
+        print(f"  screen signature: {statistics.mean(map(len, kept)):.0f} B packed, {statistics.mean(len(hash_unpack(p)) for p in kept):.0f} B raw; "
+              f"kept for {len(kept)} of the {n} frames (those within the device's last hour)")
 
 
 def _db_tables() -> dict[str, int]:
@@ -182,7 +188,8 @@ def _db_tables() -> dict[str, int]:
 def _group(table: str) -> str:
     if table.startswith("search_fts_") or table.startswith("search_vocab"):
         return "keyword index"
-    return {"frames_frame": "frames", "frames_ocrresult": "OCR text and boxes", "search_framevectors": "vector bookkeeping"}.get(
+    return {"frames_frame": "frames", "frames_ocrresult": "OCR text and boxes", "frames_framesignature": "screen signatures",
+            "search_framevectors": "vector bookkeeping"}.get(
         table, "other"
     )
 

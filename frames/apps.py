@@ -27,8 +27,8 @@ class FramesConfig(AppConfig):
 
         # Rows written in an older, larger form, rewritten in place (`manage.py compact`, and the
         # worker in the background).
-        from frames.selectors import frames_phash_old, ocr_lines_old, ocr_text_old
-        from frames.services import frames_phash_compact, ocr_lines_compact, ocr_text_compact
+        from frames.selectors import ocr_lines_old, ocr_text_old
+        from frames.services import ocr_lines_compact, ocr_text_compact
         from myrecall.space import Compaction, compaction_register
 
         compaction_register(
@@ -41,12 +41,6 @@ class FramesConfig(AppConfig):
             Compaction(
                 name="ocr_text", label="OCR text compressed", remaining=lambda: ocr_text_old().count(),
                 pending=lambda: ocr_text_old().exists(), step=ocr_text_compact,
-            )
-        )
-        compaction_register(
-            Compaction(
-                name="phash", label="screen signatures compressed", remaining=lambda: frames_phash_old().count(),
-                pending=lambda: frames_phash_old().exists(), step=frames_phash_compact,
             )
         )
         worker_startup_register(tasks.storage_compact_start)

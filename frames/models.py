@@ -68,7 +68,6 @@ class Frame(models.Model):
         related_name="+",
         help_text="The frame stored whole that this frame's image is stored against (see frames.storage); null when stored whole.",
     )
-    phash = models.BinaryField(max_length=2048, help_text="Perceptual signature: tile means of a 48x27 grey grid.")
     ocr_status = models.CharField(max_length=16, choices=OcrStatus.choices, default=OcrStatus.PENDING)
     ocr_attempts = models.PositiveSmallIntegerField(default=0)
     ocr_error = models.TextField(blank=True, default="")
@@ -90,6 +89,22 @@ class Frame(models.Model):
 
     def __str__(self) -> str:
         return f"Frame {self.pk} {self.timestamp:%Y-%m-%d %H:%M:%S} {self.app_name}"
+
+
+class FrameSignature(models.Model):
+    """The perceptual signature of a device's recent frame (frames.imaging.image_hash: tile means of
+    a 48x27 grey grid, compressed), which ingest compares the device's next frame with to skip a
+    near-duplicate. Kept only for the frames within SIGNATURE_KEEP_S of the device's newest
+    (frames.services prunes them on ingest); an older frame's is made again from its image when a
+    frame that arrives out of order needs it."""
+
+    frame = models.OneToOneField(Frame, on_delete=models.CASCADE, primary_key=True, related_name="signature")
+    device_name = models.CharField(max_length=255)
+    timestamp = models.DateTimeField()
+    phash = models.BinaryField(max_length=2048)
+
+    class Meta:
+        indexes = [models.Index(fields=["device_name", "timestamp"])]
 
 
 class OcrResultQuerySet(models.QuerySet):

@@ -9,10 +9,9 @@ from datetime import timezone as dt_timezone
 from django.conf import settings
 from django.db import connection
 from django.db.models import Count, Max, Sum
-from django.db.models.functions import Length, TruncHour
+from django.db.models.functions import TruncHour
 from django.utils import timezone
 
-from frames.imaging import SIGNATURE_BYTES
 from frames.models import BrowserTab, CaptureReport, Frame, FrameDeletion, OcrResult, PrivacySettings
 from frames.text import TEXT_PACK_MIN
 from myrecall.browsers import browser_of_app, report_keys_for_app, window_shows_tab
@@ -230,11 +229,6 @@ def ocr_text_old():
     if connection.vendor != "sqlite":
         return OcrResult.objects.none()
     return OcrResult.objects.extra(where=[f"typeof(text) = 'text' AND octet_length(text) >= {TEXT_PACK_MIN}"])
-
-
-def frames_phash_old():
-    """Frames whose perceptual signature is stored raw (written before signatures were packed)."""
-    return Frame.objects.annotate(phash_bytes=Length("phash")).filter(phash_bytes=SIGNATURE_BYTES)
 
 
 def _hours() -> list[tuple[datetime, int, int]]:

@@ -19,8 +19,18 @@ from django.utils import timezone
 
 from frames import ocr, storage
 from frames.live import frame_created_publish
-from frames.imaging import hash_distance, hash_pack, image_decode, image_hash
-from frames.models import BrowserFrameHold, BrowserTab, CaptureReport, Frame, FrameDeletion, OcrResult, OcrStatus, PrivacySettings
+from frames.imaging import hash_distance, image_decode, image_hash
+from frames.models import (
+    BrowserFrameHold,
+    BrowserTab,
+    CaptureReport,
+    Frame,
+    FrameDeletion,
+    FrameSignature,
+    OcrResult,
+    OcrStatus,
+    PrivacySettings,
+)
 from frames.selectors import (
     BROWSER_EXCLUDED_LEAD_S,
     BROWSER_TAB_GAP_S,
@@ -28,7 +38,6 @@ from frames.selectors import (
     browser_tab_at,
     browser_tab_latest,
     deletions_stalled,
-    frames_phash_old,
     ocr_lines_old,
     ocr_text_old,
     privacy_rules,
@@ -136,17 +145,10 @@ def frame_ingest(
 
     image = image_decode(image_bytes)
     phash = image_hash(image)
-    if settings.DEDUP_MAX_DISTANCE >= 0:
-        previous = (
-            Frame.objects.filter(device_name=device_name, timestamp__lte=ts)
-            .order_by("-timestamp", "-id")
-            .values("id", "phash")
-            .first()
-        )
-        if previous:
-            distance = hash_distance(previous["phash"], phash)
-            if distance <= settings.DEDUP_MAX_DISTANCE:
-                return IngestResult(status="duplicate", frame_id=None, duplicate_of=previous["id"], distance=distance)
+    if settings.DEDUP_MAX_DISTANCE >= 0 and (previous := _previous_signature(device_name, ts)):
+        distance = hash_distance(previous[1], phash)
+        if distance <= settings.DEDUP_MAX_DISTANCE:
+            return IngestResult(status="duplicate", frame_id=None, duplicate_of=previous[0], distance=distance)
 
     staged = storage.image_stage(image, timestamp=ts, quality=settings.IMAGE_QUALITY, bases=_image_bases(device_name, ts, image.size))
     try:
@@ -178,8 +180,8 @@ def frame_ingest(
                 height=image.height,
                 image_bytes=staged.size,
                 image_base_id=staged.base,
-                phash=phash,
             )
+            _signature_keep(frame, phash)
             staged.place()
             if held:
                 BrowserFrameHold.objects.create(frame=frame, app_class=frame.app_name.casefold(), timestamp=ts)
@@ -202,6 +204,46 @@ def frame_ingest(
         staged.discard()
         raise
     return IngestResult(status="created", frame_id=frame.id)
+
+
+# A device's frames keep their screen signature (FrameSignature) while they are within this time of
+# its newest: a new frame is compared with the device's frame just before it, nearly always among them.
+SIGNATURE_KEEP_S = 3600.0
+
+
+def _previous_signature(device_name: str, ts: datetime) -> tuple[int, bytes] | None:
+    """The device's frame just before ts (the latest at or before it, then by id) and its signature:
+    the one kept for its recent frames, or, for an older frame (one that arrives out of order
+    compares with it), made again from its stored image."""
+    previous = (
+        Frame.objects.filter(device_name=device_name, timestamp__lte=ts)
+        .order_by("-timestamp", "-id")
+        .values_list("id", "image_path")
+        .first()
+    )
+    if previous is None:
+        return None
+    frame_id, image_path = previous
+    kept = FrameSignature.objects.filter(frame_id=frame_id).values_list("phash", flat=True).first()
+    if kept is not None:
+        return frame_id, bytes(kept)
+    try:
+        return frame_id, image_hash(storage.image_pixels(image_path))
+    except Exception:  # its image is unreadable: nothing to compare with
+        logger.warning("No signature for frame %s: its image %s could not be read", frame_id, image_path, exc_info=True)
+        return None
+
+
+def _signature_keep(frame: Frame, phash: bytes) -> None:
+    """Keep a new frame's signature for the device's next frames, and forget those that are now
+    more than SIGNATURE_KEEP_S behind its newest (one indexed DELETE). Runs in the ingest's transaction."""
+    newest = (
+        FrameSignature.objects.filter(device_name=frame.device_name).order_by("-timestamp").values_list("timestamp", flat=True).first()
+    )
+    horizon = max(newest or frame.timestamp, frame.timestamp) - timedelta(seconds=SIGNATURE_KEEP_S)
+    if frame.timestamp >= horizon:
+        FrameSignature.objects.create(frame=frame, device_name=frame.device_name, timestamp=frame.timestamp, phash=phash)
+    FrameSignature.objects.filter(device_name=frame.device_name, timestamp__lt=horizon).delete()
 
 
 # How far back a device's frames stored whole are looked for, to store a new frame against one.
@@ -614,7 +656,7 @@ def frames_deletions_finish() -> int:
 
 # Compaction of rows written in an older form (see myrecall.space.Compaction) -------------------
 
-_compact_after = {"lines": 0, "phash": 0, "text": 0}  # where this process's pass has got to (ids ascend)
+_compact_after = {"lines": 0, "text": 0}  # where this process's pass has got to (ids ascend)
 
 
 def _compact_rows(key: str, old, id_field: str, limit: int) -> list:
@@ -646,15 +688,6 @@ def ocr_text_compact(limit: int) -> int:
         rows = _compact_rows("text", ocr_text_old().values_list("frame_id", "text"), "frame_id", limit)
         for frame_id, text in rows:
             OcrResult.objects.filter(frame_id=frame_id).update(text=text)
-    return len(rows)
-
-
-def frames_phash_compact(limit: int) -> int:
-    """Compress the perceptual signatures of up to `limit` frames stored raw; returns how many."""
-    with transaction.atomic():
-        rows = _compact_rows("phash", frames_phash_old().values_list("id", "phash"), "id", limit)
-        for frame_id, raw in rows:
-            Frame.objects.filter(id=frame_id).update(phash=hash_pack(bytes(raw)))
     return len(rows)
 
 

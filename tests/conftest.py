@@ -106,7 +106,6 @@ def frame_make(db):
             width=800,
             height=600,
             image_bytes=1000,
-            phash=b"",
             ocr_status=OcrStatus.DONE,
         )
         OcrResult.objects.create(frame=frame, engine="test", text=text)

@@ -17,7 +17,7 @@ MISSING_FRAME_ID = 987654
 @pytest.fixture
 def chat():
     frame = Frame.objects.create(
-        timestamp=AT, app_name="Editor", image_path="frames/x.webp", width=800, height=600, image_bytes=1, phash=b""
+        timestamp=AT, app_name="Editor", image_path="frames/x.webp", width=800, height=600, image_bytes=1
     )
     session = ChatSession.objects.create(title="afternoon", timezone="Europe/Berlin")
     ChatMessage.objects.create(session=session, role=ChatRole.USER, content="summarise what I did")

@@ -254,7 +254,7 @@ def test_ocr_boxes_are_stored_packed_with_the_text_once(db):
     from frames.models import OcrResult
 
     frame = Frame.objects.create(
-        timestamp="2026-11-22T10:00:00Z", image_path="x.webp", width=10, height=10, image_bytes=1, phash=b""
+        timestamp="2026-11-22T10:00:00Z", image_path="x.webp", width=10, height=10, image_bytes=1
     )
     lines = [
         {"t": "机器 学习 Budget", "b": [1, 2, 300, 40], "c": 0.93, "w": [["机器", 1, 2, 40, 40], ["学习", 50, 2, 40, 40], ["Budget", 100, 2, 90, 40]]},

@@ -1,6 +1,5 @@
-"""Rows a MyRecall before stored in a larger form (OCR lines as JSON, raw screen signatures) are
-rewritten in place, by `manage.py compact` and by the worker in the background: the same lines
-and signatures come back, in less space."""
+"""Rows a MyRecall before stored in a larger form (OCR lines as JSON) are rewritten in place, by
+`manage.py compact` and by the worker in the background: the same lines come back, in less space."""
 
 import io
 import json
@@ -10,25 +9,21 @@ from django.core.management import call_command
 from django.db import connection
 from PIL import Image
 
-from frames.imaging import SIGNATURE_BYTES, hash_distance, hash_unpack, image_hash
-from frames.models import Frame, OcrResult
-from frames.selectors import frames_phash_old, ocr_lines_old
+from frames.imaging import SIGNATURE_BYTES, hash_unpack, image_hash
+from frames.models import OcrResult
+from frames.selectors import ocr_lines_old
 from frames.tasks import storage_compact_start
 from tests.conftest import post_frame, render_text_image
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-def _as_written_before(frame_id: int) -> tuple[list[dict], bytes]:
-    """Turn a frame's rows back into the older form; returns its lines and raw signature."""
-    ocr = OcrResult.objects.get(frame_id=frame_id)
-    lines = ocr.lines
-    raw = hash_unpack(Frame.objects.get(id=frame_id).phash)
-    assert len(raw) == SIGNATURE_BYTES
+def _as_written_before(frame_id: int) -> list[dict]:
+    """Turn a frame's OCR row back into the older form; returns its lines."""
+    lines = OcrResult.objects.get(frame_id=frame_id).lines
     with connection.cursor() as cursor:
         cursor.execute("UPDATE frames_ocrresult SET lines = %s, lines_packed = NULL WHERE frame_id = %s", [json.dumps(lines), frame_id])
-        cursor.execute("UPDATE frames_frame SET phash = %s WHERE id = %s", [raw, frame_id])
-    return lines, raw
+    return lines
 
 
 def _db_bytes(table: str, column: str) -> int:
@@ -46,25 +41,21 @@ def test_compact_rewrites_older_rows_in_place_and_they_read_the_same(api, immedi
     new_form = {frame_id: OcrResult.objects.get(frame_id=frame_id).lines_packed for frame_id in ids}
     assert all(new_form.values())  # new rows are packed when written
     before = {frame_id: _as_written_before(frame_id) for frame_id in ids}
-    assert ocr_lines_old().count() == 4 and frames_phash_old().count() == 4
-    json_bytes, raw_bytes = _db_bytes("frames_ocrresult", "lines"), _db_bytes("frames_frame", "phash")
+    assert ocr_lines_old().count() == 4
+    json_bytes = _db_bytes("frames_ocrresult", "lines")
 
     out = io.StringIO()
     call_command("compact", stdout=out, batch=3)
-    assert "Rewrote 4 (ocr lines), 0 (ocr text), 4 (phash)" in out.getvalue()
-    assert ocr_lines_old().count() == 0 and frames_phash_old().count() == 0
-    for frame_id, (lines, raw) in before.items():
+    assert "Rewrote 4 (ocr lines), 0 (ocr text)" in out.getvalue()
+    assert ocr_lines_old().count() == 0
+    for frame_id, lines in before.items():
         assert OcrResult.objects.get(frame_id=frame_id).lines == lines
-        signature = Frame.objects.get(id=frame_id).phash
-        assert len(signature) < SIGNATURE_BYTES / 2 and hash_unpack(signature) == raw
-        assert hash_distance(signature, raw) == 0
     packed = _db_bytes("frames_ocrresult", "lines_packed")
     assert packed * 2 < json_bytes  # the boxes in less than half the space
-    assert _db_bytes("frames_frame", "phash") * 2 < raw_bytes
     # Run again: nothing left to do; --vacuum then rebuilds the file, giving back what rows left.
     again = io.StringIO()
     call_command("compact", "--vacuum", stdout=again)
-    assert "Rewrote 0 (ocr lines), 0 (ocr text), 0 (phash)" in again.getvalue()
+    assert "Rewrote 0 (ocr lines), 0 (ocr text)" in again.getvalue()
     assert "Rebuilt the database file" in again.getvalue()
     # A new screen is still told from the stored ones, and the same screen is still a duplicate.
     same = post_frame(api, render_text_image(["Quarterly budget review 3", "会议记录 and invoice 2026", "xxx"], size=(900, 200)))
@@ -76,11 +67,10 @@ def test_the_worker_rewrites_them_in_the_background(api, immediate_ocr):
     later = post_frame(api, render_text_image(["a later screen, other words"], size=(900, 200))).json()["frame_id"]
     _as_written_before(later)
     call_command("compact", stdout=io.StringIO())  # this process's pass has gone past frame_id
-    lines, raw = _as_written_before(frame_id)  # an older row behind it (as a restore would write)
+    lines = _as_written_before(frame_id)  # an older row behind it (as a restore would write)
     assert "background" in storage_compact_start()  # queued, and with this backend run at once
     assert OcrResult.objects.get(frame_id=frame_id).lines_packed is not None
     assert OcrResult.objects.get(frame_id=frame_id).lines == lines
-    assert hash_unpack(Frame.objects.get(id=frame_id).phash) == raw
     assert storage_compact_start() is None  # nothing left: nothing queued
 
 

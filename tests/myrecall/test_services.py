@@ -33,7 +33,7 @@ def limits(settings):
 def _pending_frame(window_name: str = "notes.md") -> Frame:
     return Frame.objects.create(
         timestamp=timezone.now(), app_name="Editor", window_name=window_name, image_path="frames/x.webp",
-        width=800, height=600, image_bytes=1000, phash=b"",
+        width=800, height=600, image_bytes=1000,
     )
 
 

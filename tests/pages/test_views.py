@@ -319,7 +319,6 @@ def frames_bulk(data_dir, rows: list[tuple[float, str, str]]) -> list[Frame]:
             width=1920,
             height=1080,
             image_bytes=image.stat().st_size,
-            phash=b"",
         )
         for ts, app, window in rows
     )

@@ -20,7 +20,6 @@ def frame_add(at: float, text: str = "", **fields) -> int:
         width=10,
         height=10,
         image_bytes=1,
-        phash=b"",
         ocr_status=OcrStatus.DONE,
         **fields,
     )

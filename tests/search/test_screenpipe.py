@@ -307,7 +307,7 @@ def test_the_strict_api_keeps_its_own_contract(api, frame_make):
 def frame_with_lines(at: float, lines: list[tuple[str, list[int]]], **fields) -> Frame:
     frame = Frame.objects.create(
         timestamp=datetime.fromtimestamp(at, tz=dt_timezone.utc), image_path="frames/y.webp", width=1000, height=500,
-        image_bytes=10, phash=b"", ocr_status="done", app_name=fields.get("app_name", "Firefox"),
+        image_bytes=10, ocr_status="done", app_name=fields.get("app_name", "Firefox"),
         window_name=fields.get("window_name", "Docs"), browser_url=fields.get("browser_url", ""),
         device_name=fields.get("device_name", "laptop"), focused=True,
     )

@@ -32,7 +32,7 @@ def keyword_mode(settings):
 def frame_with_text(text: str) -> Frame:
     frame = Frame.objects.create(
         timestamp=datetime.fromtimestamp(T0, tz=dt_timezone.utc), image_path="frames/edge.webp", width=1000,
-        height=500, image_bytes=10, phash=b"", ocr_status="done", app_name="Firefox", window_name="Docs",
+        height=500, image_bytes=10, ocr_status="done", app_name="Firefox", window_name="Docs",
         device_name="laptop", focused=True,
     )
     OcrResult.objects.create(frame=frame, engine="test", text=text, lines=[{"t": text, "b": [0, 0, 500, 50], "c": 0.9}])

@@ -50,7 +50,6 @@ def frame_add(offset: float, app: str, window: str, text: str, *, focused: bool 
             width=10,
             height=10,
             image_bytes=1,
-            phash=b"",
             ocr_status=OcrStatus.DONE,
         )
         OcrResult.objects.create(frame=frame, engine="test", text=text, lines=[])
@@ -353,7 +352,7 @@ def test_the_timeline_says_when_indexing_lags(vectors, client, django_user_model
     FrameVectors.objects.filter(frame_id=owed).update(updated_at=long_ago)
     unread = Frame.objects.create(
         timestamp=datetime.fromtimestamp(T0 + 30, tz=dt_timezone.utc), image_path="x/unread.webp",
-        width=10, height=10, image_bytes=1, phash=b"",
+        width=10, height=10, image_bytes=1,
     )
     Frame.objects.filter(id=unread.id).update(created_at=long_ago)
     page = client.get("/", day).content.decode()

@@ -7,8 +7,8 @@ from myrecall.space import Compaction, compaction_run_all
 
 class Command(BaseCommand):
     help = (
-        "Rewrite, in place, the rows a MyRecall before this one stored in a larger form (OCR lines as JSON, plain OCR text, raw "
-        "screen signatures), with a progress bar, then give the freed pages back to the disk. The worker does the "
+        "Rewrite, in place, the rows a MyRecall before this one stored in a larger form (OCR lines as JSON, plain OCR "
+        "text), with a progress bar, then give the freed pages back to the disk. The worker does the "
         "same in the background; stopped midway, this goes on where it was. The server may keep running."
     )
 
