@@ -216,9 +216,20 @@ def privacy_rules() -> PrivacyRules:
 # Rows in an older, larger form (rewritten by frames.services' compaction) ----------------------
 
 
+# OCR rows whose lines are in an older form: JSON (before lines were packed), or packed as zlib of
+# JSON (form 1 of frames.text, whose first byte is zlib's 0x78) rather than form 2. The condition
+# of the partial index frames_ocrresult_lines_old (migration 0013) on SQLite, so that finding them
+# reads that index, empty once they are done.
+LINES_OLD_WHERE = "(lines_packed IS NULL AND lines <> '[]') OR substr(lines_packed, 1, 1) = x'78'"
+
+
 def ocr_lines_old():
-    """OCR results whose lines are still stored as JSON (written before lines were packed)."""
-    return OcrResult.objects.extra(where=["lines_packed IS NULL AND lines <> '[]'"])
+    """OCR results whose lines are in an older, larger form (see LINES_OLD_WHERE)."""
+    if connection.vendor == "sqlite":
+        return OcrResult.objects.extra(where=[LINES_OLD_WHERE])
+    return OcrResult.objects.extra(
+        where=["(lines_packed IS NULL AND lines::text <> '[]') OR substr(lines_packed, 1, 1) = %s"], params=[b"\x78"]
+    )
 
 
 def ocr_text_old():

@@ -673,11 +673,12 @@ def _compact_rows(key: str, old, id_field: str, limit: int) -> list:
 
 
 def ocr_lines_compact(limit: int) -> int:
-    """Pack the OCR lines of up to `limit` rows still stored as JSON; returns how many."""
+    """Pack again the OCR lines of up to `limit` rows in an older form (JSON, or packed in form 1);
+    returns how many."""
     with transaction.atomic():
         rows = _compact_rows("lines", ocr_lines_old(), "frame_id", limit)
         for row in rows:
-            row.lines = row.lines_json
+            row.lines = row.lines  # read in the form they are in, written in the current one
             row.save(update_fields=[])
     return len(rows)
 
