@@ -85,7 +85,7 @@ def vectors_fill(chunks_per_frame: float, seed: int) -> int:
         count = max(1, int(rng.poisson(chunks_per_frame)))
         vectors = rng.normal(size=(count, DIMENSIONS)).astype(np.float32)
         vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-        entry = vectors_store.FrameEntry(frame_id=frame_id, ts_ms=ts_ms, meta={"focused": 1, "chars": 100}, embeddings=vectors.tolist())
+        entry = vectors_store.FrameEntry(frame_id=frame_id, ts_ms=ts_ms, embeddings=vectors.tolist())
         by_day.setdefault(vectors_store.day_of(ts_ms), []).append(entry)
     written = 0
     with tqdm(total=sum(len(v) for v in by_day.values()), desc="vector index (synthetic)", unit="frame", mininterval=2) as bar:

@@ -466,7 +466,6 @@ def vectors_fill(
                 vectors_store.FrameEntry(
                     frame_id=frame_id,
                     ts_ms=ts_ms,
-                    meta={"focused": -1 if focused is None else int(focused), "chars": chars or 0},
                     embeddings=noisy[end - count : end].tolist(),
                 )
             )

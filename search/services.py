@@ -314,12 +314,11 @@ def frames_embed(*, frame_ids: list[int]) -> int:
         at += len(chunks)
     by_day: dict[int, list[vectors_store.FrameEntry]] = {}
     at = 0
-    for (frame_id, moment, _, focused, text), chunks in zip(frames, pieces):
+    for (frame_id, moment, *_), chunks in zip(frames, pieces):
         ts_ms = math.floor(moment.timestamp() * 1000)
         entry = vectors_store.FrameEntry(
             frame_id=frame_id,
             ts_ms=ts_ms,
-            meta={"focused": -1 if focused is None else int(focused), "chars": len(text or "")},
             embeddings=vectors[at : at + len(chunks)],
         )
         at += len(chunks)

@@ -15,8 +15,9 @@ Where the index lives, in this order:
 Layout: one collection per UTC day per embedder ("mr-<embedder key>-<YYYYMMDD>"), so a
 bounded range reads one or two small collections rather than filtering one big one (a 1-day
 filter on a 100k collection cost 270 ms p95 here). Each chunk of a frame's text is one
-entry, id "<frame_id>:<chunk>", with metadata frame_id, ts (epoch ms), focused (1/0/-1), chars
-and chunk: numbers only, so no text of a screen (not even its app's name) lands in Chroma's
+entry, id "<frame_id>:<chunk>", with one metadata key, frame_id (what queries and deletions
+filter by; entries written before 2026-11 also carry ts, focused, chars and chunk, which nothing
+reads: 360 B a frame more), so no text of a screen (not even its app's name) lands in Chroma's
 files, where a deletion could not erase it (its database keeps what it frees, its log what was
 added). A query filters inside the index by frame id only (the frames the SQL filters chose,
 see search.semantic.semantic_ranked): Chroma's metadata index is one
@@ -649,7 +650,6 @@ def _forget_collections() -> None:
 class FrameEntry:
     frame_id: int
     ts_ms: int
-    meta: dict  # app, focused, chars (see the module docstring)
     embeddings: list[list[float]]  # one per chunk of its text; none when it has no text
 
 
@@ -679,7 +679,7 @@ def day_write(*, embedder_key: str, day: int, entries: list[FrameEntry], model: 
             for index, embedding in enumerate(entry.embeddings):
                 ids.append(f"{entry.frame_id}:{index}")
                 embeddings.append(embedding)
-                metadatas.append({**entry.meta, "frame_id": entry.frame_id, "ts": entry.ts_ms, "chunk": index})
+                metadatas.append({"frame_id": entry.frame_id})
         if ids:
             collection.add(ids=ids, embeddings=embeddings, metadatas=metadatas)
 

@@ -432,12 +432,17 @@ def test_the_vector_server_erases_the_app_names_an_older_index_kept(data_dir):
     from search.vectors import vectors_compact
 
     key, day = embedder_info().key, vectors_store.day_of(int(T0.timestamp() * 1000))
-    entries = [
-        vectors_store.FrameEntry(frame_id=frame_id, ts_ms=int(T0.timestamp() * 1000) + frame_id, embeddings=[[1.0, float(frame_id), 0.5]],
-                                 meta={"app": app, "focused": 1, "chars": 10})
-        for frame_id, app in [(1, "glimmerquaz"), (2, "glimmerquaz"), (3, "brizzlehopper")]
-    ]
-    vectors_store.day_write(embedder_key=key, day=day, entries=entries)
+    apps = [(1, "glimmerquaz"), (2, "glimmerquaz"), (3, "brizzlehopper")]
+
+    def write_as_before(client):  # entries as that index wrote them: the app's name among their metadata
+        collection = vectors_store._collection(client, key, day, create=True, model="test", dimensions=3)
+        collection.add(
+            ids=[f"{frame_id}:0" for frame_id, _ in apps],
+            embeddings=[[1.0, float(frame_id), 0.5] for frame_id, _ in apps],
+            metadatas=[{"app": app, "frame_id": frame_id, "focused": 1, "chars": 10, "chunk": 0} for frame_id, app in apps],
+        )
+
+    vectors_store._call("write", write_as_before, write=True)
     assert vectors_store.frames_remove(day=day, frame_ids=[1, 2]) == 2
     vectors_release()  # as when the vector server stops
     assert set(files_holding(data_dir, ["glimmerquaz", "brizzlehopper"])) == {"glimmerquaz", "brizzlehopper"}

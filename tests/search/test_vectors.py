@@ -122,7 +122,7 @@ def own_server(tmp_path_factory):
 
 
 def entries(*frame_ids: int) -> list[FrameEntry]:
-    return [FrameEntry(frame_id=frame_id, ts_ms=int(T0 * 1000), meta={"focused": 1, "chars": 10}, embeddings=[[1.0, frame_id, 0.0]]) for frame_id in frame_ids]
+    return [FrameEntry(frame_id=frame_id, ts_ms=int(T0 * 1000), embeddings=[[1.0, frame_id, 0.0]]) for frame_id in frame_ids]
 
 
 def nearest(frame_id: int) -> list[int]:
@@ -250,3 +250,15 @@ def test_a_data_dir_too_deep_for_a_socket_path_still_gets_a_keyed_server(tmp_pat
         with pytest.raises(AuthenticationError):
             Client(socket_path, family="AF_UNIX", authkey=b"not-the-key")
     assert not folder.exists()
+
+
+def test_an_entry_holds_its_frame_id_alone(data_dir):
+    # What queries and deletions filter by, and nothing else: the rest of a frame lives in the database.
+    vectors.day_write(embedder_key="test", day=DAY, entries=entries(41, 42))
+
+    def metadatas(client):
+        return vectors._collection(client, "test", DAY, create=False).get(include=["metadatas"])
+
+    stored = vectors._call("read", metadatas)
+    assert sorted(zip(stored["ids"], (m for m in stored["metadatas"]))) == [("41:0", {"frame_id": 41}), ("42:0", {"frame_id": 42})]
+    vectors.vectors_release()
