@@ -54,13 +54,14 @@ def frame_index(*, frame: Frame) -> None:
         window_name=frame.window_name,
         browser_url=frame.browser_url,
     )
-    with connection.cursor() as cursor:
+    # One write transaction: the free rowid slots it reads are still free when it writes.
+    with transaction.atomic(), connection.cursor() as cursor:
         index_row_delete(cursor, timestamp_s=frame.timestamp.timestamp(), frame_id=frame.id)
         index_rows_write(cursor, [row])
 
 
 def frame_unindex(*, frame: Frame) -> None:
-    with connection.cursor() as cursor:
+    with transaction.atomic(), connection.cursor() as cursor:
         index_row_delete(cursor, timestamp_s=frame.timestamp.timestamp(), frame_id=frame.id)
 
 
