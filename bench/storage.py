@@ -13,7 +13,9 @@ originals: the words found must be the same. On that sample, the OCR lines with 
 as the database keeps them (packed) against JSON (before), and the screen signatures. With
 --formats, lossless and lossy WebP and AVIF compared on whole screens: bytes, and OCR's words.
 With --total, the session's frames are OCR'd and embedded as the worker does it, and what a frame
-takes in all is printed: image, database by part, vector index.
+takes in all is printed: image, database by part, vector index; then the vector index is filled
+with --vector-fill more frames (as many entries each as the session's) to say what a frame adds
+to it once it is large, where its fixed overheads no longer weigh.
 
 Prints figures, asserts nothing.
 
@@ -194,7 +196,7 @@ def _group(table: str) -> str:
     )
 
 
-def total(ids: list[int | None], *, tables_before: dict[str, int], vectors_before: int) -> None:
+def total(ids: list[int | None], *, tables_before: dict[str, int], vectors_before: int, vector_fill: int = 0) -> None:
     """Every stored frame OCR'd and embedded as the worker does it, then what a frame takes in all:
     image, database (by part, what the frames added), vector index."""
     from frames.models import Frame
@@ -222,6 +224,42 @@ def total(ids: list[int | None], *, tables_before: dict[str, int], vectors_befor
     for name, size in sorted(parts.items(), key=lambda item: -item[1]):
         print(f"    database, {name}: {size / n:,.0f} B")
     print("  (a small data dir: the vector index's and database's fixed overheads weigh more here than at 1M)")
+    if vector_fill:
+        vector_fill_measure(stored, frames=vector_fill)
+
+
+def vector_fill_measure(stored: list[int], *, frames: int) -> None:
+    """What the vector index adds a frame once it is large: `frames` more frames written through
+    search.vectors.day_write, a day's worth at a time, each with as many entries as a frame of the
+    session (random unit vectors: an entry's bytes do not depend on its values)."""
+    import numpy as np
+
+    from myrecall.space import tree_bytes
+    from search import vectors
+    from search.embeddings import embedder_info
+    from search.models import FrameVectors
+
+    info = embedder_info()
+    counts = list(FrameVectors.objects.filter(frame_id__in=stored).values_list("chunks", flat=True))
+    per_frame = sum(counts) / len(counts)
+    rng = np.random.default_rng(1)
+    day0 = vectors.day_of(int(time.time() * 1000)) + 30
+    before = tree_bytes(vectors.vectors_dir())
+    per_day = 9_600  # a full day: 8 hours at one changed frame every 3 s
+    for at in tqdm(range(0, frames, 500), desc="fill the vector index"):
+        entries = []
+        for frame in range(at, min(at + 500, frames)):
+            count = counts[frame % len(counts)]
+            vecs = rng.standard_normal((count, info.dimensions)).astype(np.float32)
+            vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
+            day = day0 + frame // per_day
+            entries.append((day, vectors.FrameEntry(frame_id=50_000_000 + frame, ts_ms=day * vectors.DAY_MS, embeddings=vecs.tolist())))
+        for day in sorted({day for day, _ in entries}):
+            vectors.day_write(embedder_key=info.key, day=day, entries=[e for d, e in entries if d == day], model=info.model)
+    vectors.vectors_release()  # the index writes its files out
+    added = tree_bytes(vectors.vectors_dir()) - before
+    print(f"  vector index once large: {added / frames / 1024:.2f} KB a frame ({frames:,} frames more, {per_frame:.2f} entries "
+          f"a frame as the session's, {added / frames / per_frame:,.0f} B an entry; {info.model}, {info.dimensions}-d)")
 
 
 FORMATS = {
@@ -269,6 +307,8 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--total", action="store_true",
                         help="also OCR and embed the session's frames and say what a frame takes in all (image, database, vectors)")
+    parser.add_argument("--vector-fill", type=int, default=20_000, metavar="FRAMES",
+                        help="with --total: then fill the vector index with this many more frames to measure what a frame adds once it is large (0: skip)")
     parser.add_argument("--formats", type=int, default=0, metavar="EVERY",
                         help="also compare formats for a screen stored whole on every EVERY-th quality screen (4: 12 screens)")
     args = parser.parse_args()
@@ -291,7 +331,7 @@ def main() -> None:
         report(f"working session ({args.session} captures, tests.screens.session seed {args.seed})", images, ids, times,
                ocr_sample=args.ocr_sample, client=client)
         if args.total:
-            total(ids, tables_before=tables_before, vectors_before=vectors_before)
+            total(ids, tables_before=tables_before, vectors_before=vectors_before, vector_fill=args.vector_fill)
         if not args.no_quality:
             images = quality_images()
             ids, times = ingest(images, device="quality", start=start + 7200)
