@@ -43,7 +43,7 @@ def frames(server) -> dict[str, int]:
         resp = server.session.post(
             server.url + "/api/v1/frames",
             files={"image": ("shot.png", render_text_image([f"Budget notes {WORD} page {i}"], size=(1280, 400)), "image/png")},
-            data={"timestamp": now - 300 + 20 * i, "app_name": "Firefox", "window_name": f"Budget {i}", "browser_url": url},
+            data={"timestamp": now - 300 + 20 * i, "app_name": "Firefox", "window_name": f"Budget {WORD} {i}", "browser_url": url},
             timeout=60,
         )
         assert resp.status_code == 201, resp.text

@@ -502,8 +502,9 @@ def devices_shown(response) -> tuple[list[str], list[str]]:
 
 def test_the_timeline_names_each_capturing_device_and_says_when_one_that_captured_today_went_silent(browser, settings):
     now = timezone.now().timestamp()
-    # A timezone where it is at least 2 h past midnight, so "today" holds the last 2 hours whenever this runs.
-    zone = next(z for z in ("UTC", "Etc/GMT-12") if datetime.now(ZoneInfo(z)).hour >= 2)
+    # A timezone where it is 2 to 21 h past midnight whenever this runs: "today" holds the last 2 hours,
+    # and yesterday evening (an hour before midnight) is within the last day.
+    zone = next(z for z in ("UTC", "Etc/GMT-12") if 2 <= datetime.now(ZoneInfo(z)).hour <= 21)
     zone_set(browser, zone)
     midnight = datetime.now(ZoneInfo(zone)).replace(hour=0, minute=0, second=0, microsecond=0).timestamp()
     device_frame("laptop", now - 600)
