@@ -498,7 +498,7 @@ def recall_measure(cases: list[RecallCase]) -> tuple[float, float]:
     from django.db import connection
 
     from search.filters import Filters
-    from search.fts import partition_get, period_of, time_ms
+    from search.fts import SYNTAX, partition_get, period_of, time_ms
     from search.keyword import keyword_query, search_keyword
 
     now = before = 0
@@ -512,7 +512,7 @@ def recall_measure(cases: list[RecallCase]) -> tuple[float, float]:
             partition = partition_get(cursor, period_of(time_ms(case.timestamp)))
             cursor.execute(
                 f"SELECT count(*) FROM {partition.table} WHERE {partition.table} MATCH %s AND frame_id = %s",
-                [keyword_query(case.q).strict(), case.frame_id],
+                [keyword_query(case.q).strict(SYNTAX), case.frame_id],
             )
             before += cursor.fetchone()[0]
     return now / len(cases), before / len(cases)

@@ -1,27 +1,7 @@
-"""SQLite FTS5 keyword index that works for Chinese as well as English, and for words
-that OCR or the page glued to others.
-
-unicode61 keeps a run of Chinese characters as one token, so a 2-character word
-inside a sentence is never found. Before text reaches FTS5 it is NFKC-normalised
-(full-width letters and digits become ASCII) and every run of CJK characters is
-rewritten as its overlapping bigrams plus its last character ("机器学习" -> "机器 器学
-学习 习"), which also splits an English word from the Chinese around it ("由Linus
-Torvalds编写"). A Chinese query becomes the phrase of its bigrams, which matches
-exactly where the characters are contiguous; a single character becomes a prefix query.
-
-Compound tokens are indexed whole and, in the `parts` column, by their parts: camel
-case and letter/digit boundaries ("LinusTorvalds" -> "Linus Torvalds",
-"conversion3:amd64" -> "conversion 3 amd 64"), so a word inside a longer token is found
-without changing what phrases of the on-screen text match. Each part carries the
-PART_MARK character (private use, a letter to unicode61), so it is a token of its own:
-a query for the word as typed never matches a part, with no column filter to pay for.
-
-Every word the index holds (letters and digits) is also kept once in a vocabulary with
-a trigram index, so that a word can be looked for inside longer words ("double" in
-"libdouble", or "resolved" where OCR dropped a space: "resolvedby").
-
-A query is parsed, built into its tiers and run by search.keyword; this module only tokenizes
-each typed term the way the index tokenizes text (term_tokens, token_is_word).
+"""The keyword index on SQLite: FTS5, one of the two implementations of search.keyword_index
+(the other is search.pg_fts). Text reaches it tokenized as search.keyword_base says (Chinese as
+bigrams, compound parts marked, NFKC); unicode61 with remove_diacritics then lower-cases and
+folds accents.
 
 Row ids are ordered by time, so a time range is a rowid range that FTS5 applies inside
 the index instead of filtering every match afterwards. From layout 4 a rowid is the frame's
@@ -36,31 +16,53 @@ The index is split by time into one FTS5 table per PARTITION_DAYS period
 (search_fts_<period>, periods counted from the epoch). bm25 reads, once per
 query, every entry of each query term in the whole table (its document
 frequency), so with one table that cost grew with the whole history; with
-partitions it grows with one period. A partition is created when the first
+partitions it grows with one period. A week: every new connection (one per request under ASGI)
+parses the whole schema, about 6 entries a partition, and pays 1 ms at 52 partitions, 3 ms at
+156, 14 ms at 520; a smaller table makes bm25's scan of a phrase cheaper (two stopwords: about
+21 ms in a week of 233k frames) but day tables would cost every request about 55 ms after three
+years (bench/search_keyword.py). A partition is created when the first
 frame of its period is indexed and recorded in the registry table with its layout
 (its columns), so a search lists the partitions of its range without reading
 sqlite_master. `manage.py reindex --fts` rebuilds partitions from the database beside
 the live ones (rows are written to both while it runs) and swaps each in when done.
+
+The vocabulary's trigram index is an FTS5 table with the trigram tokenizer.
 """
 
 import math
-import re
-import unicodedata
 from dataclasses import dataclass
 
-from frames.text import CJK_CLASS
-from myrecall.errors import ApplicationError
+from search.filters import TEXT_JOIN, Filters
+from search.keyword_base import (  # noqa: F401  (re-exported: what the SQLite index is made of)
+    PART_MARK,
+    PARTITION_DAYS,
+    PARTITION_MS,
+    REGISTRY,
+    REGISTRY_COLUMNS,
+    REGISTRY_CREATE_SQL,
+    TEXT_COLUMNS,
+    VOCAB,
+    VOCAB_MIN_CHARS,
+    fts_prepare,
+    index_row,
+    period_bounds_s,
+    period_of,
+    periods_between,
+    periods_range,
+    rebuild_after,
+    rebuild_mark,
+    term_tokens,
+    text_normalize,
+    text_parts,
+    token_fold,
+    token_is_word,
+    token_parts,
+    time_ms,
+    vocab_terms,
+)
 
-# A week: every new connection (one per request under ASGI) parses the whole schema, about 6
-# entries a partition, and pays 1 ms at 52 partitions, 3 ms at 156, 14 ms at 520; a smaller table
-# makes bm25's scan of a phrase cheaper (two stopwords: about 21 ms in a week of 233k frames) but
-# day tables would cost every request about 55 ms after three years. See bench/search_keyword.py.
-PARTITION_DAYS = 7
-PARTITION_MS = PARTITION_DAYS * 86_400_000
 PREFIX = "search_fts_"
 BUILD_SUFFIX = "_next"
-REGISTRY = "search_partition"
-REGISTRY_CREATE_SQL = f"CREATE TABLE IF NOT EXISTS {REGISTRY} (period integer PRIMARY KEY)"
 
 # Layout 1: the text columns and frame_id. Layout 2 adds `parts` (compound parts). Layout 3 is
 # layout 2 contentless: the index keeps no copy of the text (the OCR rows hold it once), only
@@ -68,8 +70,6 @@ REGISTRY_CREATE_SQL = f"CREATE TABLE IF NOT EXISTS {REGISTRY} (period integer PR
 # myrecall/sqlite.py).
 # Layout 4 is layout 3 with rowids by the second (see above).
 LAYOUT = 4
-TEXT_COLUMNS = ("text", "app_name", "window_name", "browser_url")
-PART_MARK = "\ue000"
 _LAYOUT_COLUMNS = {1: (*TEXT_COLUMNS, "frame_id"), 2: (*TEXT_COLUMNS, "parts", "frame_id")}
 _LAYOUT_COLUMNS[3] = _LAYOUT_COLUMNS[4] = _LAYOUT_COLUMNS[2]
 # Column weights for bm25: on-screen text and window titles count more than app, URL and parts.
@@ -79,11 +79,8 @@ CONTENTLESS_FROM = 3
 SECONDS_FROM = 4
 SECOND_SLOTS = 16
 
-# Every word the index holds (letters and digits, not only digits, from VOCAB_MIN_CHARS on), with
-# a trigram index, so that a word typed can be found inside longer words ("double" in "libdouble").
-VOCAB = "search_vocab"
+# The vocabulary's trigram index (see search.keyword_base for the vocabulary).
 VOCAB_TRIGRAMS = "search_vocab_trigram"
-VOCAB_MIN_CHARS = 4
 VOCAB_CREATE_SQL = [
     f"CREATE TABLE {VOCAB} (id integer PRIMARY KEY, term text NOT NULL UNIQUE)",
     f"CREATE VIRTUAL TABLE {VOCAB_TRIGRAMS} USING fts5(term, content='{VOCAB}', content_rowid='id',"
@@ -93,111 +90,11 @@ VOCAB_CREATE_SQL = [
 ]
 VOCAB_DROP_SQL = [f"DROP TRIGGER {VOCAB}_added", f"DROP TABLE {VOCAB_TRIGRAMS}", f"DROP TABLE {VOCAB}"]
 
-_CJK_RUN = re.compile(f"[{CJK_CLASS}]+")
-_TOKEN = re.compile(r"[^\W_]+")  # what unicode61 keeps as a token (letters and digits)
-# A run of CJK characters, or a token of other letters and digits.
-_QUERY_TOKEN = re.compile(f"([{CJK_CLASS}]+)|[^\\W_{CJK_CLASS}]+")
-_LATIN_TOKEN = re.compile(f"[^\\W_{CJK_CLASS}]+")
-
-
-def text_normalize(text: str) -> str:
-    """NFKC: full-width and other compatibility forms become the letters and digits they show."""
-    if not text or unicodedata.is_normalized("NFKC", text):  # the quick check is 50 times cheaper
-        return text or ""
-    return unicodedata.normalize("NFKC", text)
-
-
-def _cjk_run_tokens(run: str) -> list[str]:
-    if len(run) == 1:
-        return [run]
-    return [run[i : i + 2] for i in range(len(run) - 1)] + [run[-1]]
-
-
-def fts_prepare(text: str) -> str:
-    """The form of a text that goes into the index's text columns."""
-    return _bigrams(text_normalize(text))
-
-
-def _bigrams(normalized: str) -> str:
-    if not normalized:
-        return ""
-    return _CJK_RUN.sub(lambda m: " " + " ".join(_cjk_run_tokens(m.group())) + " ", normalized)
-
-
-def _is_simple(token: str) -> bool:
-    """A token with no inner boundary: all digits, or letters all lower, all upper or Titlecase."""
-    if token.isdigit():
-        return True
-    return token.isalpha() and (token.islower() or token.isupper() or (token[0].isupper() and token[1:].islower()))
-
-
-def token_parts(token: str) -> list[str]:
-    """The parts of a compound token, split where camel case or a letter/digit change starts
-    a new word ("LinusTorvalds" -> Linus, Torvalds; "HTTPServer2" -> HTTP, Server, 2); a token
-    with one part gives []."""
-    if _is_simple(token):
-        return []
-    parts, start = [], 0
-    for i in range(1, len(token)):
-        before, here = token[i - 1], token[i]
-        if (
-            before.isdigit() != here.isdigit()
-            or (before.islower() and here.isupper())
-            or (before.isupper() and here.isupper() and i + 1 < len(token) and token[i + 1].islower())
-        ):
-            parts.append(token[start:i])
-            start = i
-    parts.append(token[start:])
-    return parts if len(parts) > 1 else []
-
-
-def text_parts(*texts: str) -> str:
-    """The parts of every compound token in the texts, in order and marked, for the `parts` column."""
-    return _parts(*(text_normalize(text) for text in texts))
-
-
-def _parts(*normalized: str) -> str:
-    out: list[str] = []
-    for text in normalized:
-        if text:
-            for token in _TOKEN.findall(_CJK_RUN.sub(" ", text)):
-                out += token_parts(token)
-    return " ".join(PART_MARK + part for part in out)
-
-
-def index_row(
-    *, timestamp_s: float, frame_id: int, text: str, app_name: str, window_name: str, browser_url: str
-) -> tuple[int, str, str, str, str, str, int]:
-    """A frame's row for the index in the current layout: (its time in milliseconds, text,
-    app_name, window_name, browser_url, parts, frame_id). The partition it is written to gives
-    it its rowid."""
-    fields = [text_normalize(value) for value in (text, app_name, window_name, browser_url)]  # once each
-    return (time_ms(timestamp_s), *(_bigrams(value) for value in fields), _parts(*fields), frame_id)
-
-
-def time_ms(timestamp_s: float) -> int:
-    return int(timestamp_s * 1000)
-
-
-def period_of(ms: int) -> int:
-    """The period of a time in milliseconds."""
-    return ms // PARTITION_MS
-
-
-def periods_between(start_s: float, end_s: float) -> tuple[int, int]:
-    """The first and last periods that may hold frames of [start_s, end_s] (a millisecond of slack)."""
-    return period_of(time_ms(start_s) - 1), period_of(time_ms(end_s) + 1)
-
 
 def _rowid_wanted(layout: int, ms: int, frame_id: int) -> int:
     if layout < SECONDS_FROM:
         return ms * 1000 + frame_id % 1000
     return ms // 1000 * SECOND_SLOTS + frame_id % SECOND_SLOTS
-
-
-def period_bounds_s(period: int) -> tuple[float, float]:
-    """The epoch seconds [start, end) of a period."""
-    return period * PARTITION_MS / 1000, (period + 1) * PARTITION_MS / 1000
 
 
 def partition_table(period: int) -> str:
@@ -241,15 +138,11 @@ class Partition:
         return (math.floor(start_s) + 2 + self.spill) * SECOND_SLOTS, (math.floor(end_s) - 1) * SECOND_SLOTS - 1
 
 
-_REGISTRY_COLUMNS = "period, layout, build_layout, spill, build_spill"
-
-
 def partitions_in(cursor, start_s: float | None, end_s: float | None) -> list[Partition]:
     """The existing partitions that may hold frames of [start_s, end_s] (None: no bound), newest first."""
-    first = -(2**62) if start_s is None else periods_between(start_s, start_s)[0]
-    last = 2**62 if end_s is None else periods_between(end_s, end_s)[1]
+    first, last = periods_range(start_s, end_s)
     cursor.execute(
-        f"SELECT {_REGISTRY_COLUMNS} FROM {REGISTRY} WHERE period BETWEEN %s AND %s ORDER BY period DESC", [first, last]
+        f"SELECT {REGISTRY_COLUMNS} FROM {REGISTRY} WHERE period BETWEEN %s AND %s ORDER BY period DESC", [first, last]
     )
     return [Partition(*row) for row in cursor.fetchall()]
 
@@ -260,7 +153,7 @@ def partitions_all(cursor) -> list[int]:
 
 
 def partition_get(cursor, period: int) -> Partition | None:
-    cursor.execute(f"SELECT {_REGISTRY_COLUMNS} FROM {REGISTRY} WHERE period = %s", [period])
+    cursor.execute(f"SELECT {REGISTRY_COLUMNS} FROM {REGISTRY} WHERE period = %s", [period])
     row = cursor.fetchone()
     return Partition(*row) if row else None
 
@@ -391,19 +284,11 @@ def _rows_remove(cursor, partition: Partition, keys: list[tuple[int, int]], *, b
     return len(rowids)
 
 
-def _vocab_terms(rows: list[tuple]) -> set[str]:
-    terms: set[str] = set()
-    for row in rows:
-        for column in row[1:5]:
-            terms.update(_LATIN_TOKEN.findall(column.lower()))
-    return {term for term in terms if len(term) >= VOCAB_MIN_CHARS and not term.isdigit()}
-
-
 def index_rows_write(cursor, rows: list[tuple]) -> None:
     """Insert index rows made by index_row, each into the partition of its time (creating
     partitions as needed) and into the table being rebuilt beside it, if any; their words
     join the vocabulary."""
-    cursor.executemany(f"INSERT OR IGNORE INTO {VOCAB} (term) VALUES (%s)", [(t,) for t in _vocab_terms(rows)])
+    cursor.executemany(f"INSERT OR IGNORE INTO {VOCAB} (term) VALUES (%s)", [(t,) for t in vocab_terms(rows)])
     by_period: dict[int, list[tuple]] = {}
     for row in rows:
         by_period.setdefault(period_of(row[0]), []).append(row)
@@ -418,7 +303,7 @@ def build_rows_write(cursor, partition: Partition, rows: list[tuple]) -> None:
     """(Re)write index rows into the table being rebuilt beside a partition; their words join
     the vocabulary."""
     if rows:
-        cursor.executemany(f"INSERT OR IGNORE INTO {VOCAB} (term) VALUES (%s)", [(t,) for t in _vocab_terms(rows)])
+        cursor.executemany(f"INSERT OR IGNORE INTO {VOCAB} (term) VALUES (%s)", [(t,) for t in vocab_terms(rows)])
         _rows_remove(cursor, partition, [(row[0], row[-1]) for row in rows], build=True)
         _rows_insert(cursor, partition, rows, build=True)
 
@@ -480,34 +365,6 @@ def vocab_merge(cursor) -> None:
     cursor.execute(f"INSERT INTO {VOCAB_TRIGRAMS} ({VOCAB_TRIGRAMS}) VALUES ('optimize')")
 
 
-def token_is_word(token: str) -> bool:
-    """Whether a query token is a word of letters and digits (not Chinese, Japanese or Korean)."""
-    return not _CJK_RUN.search(token)
-
-
-def term_tokens(term: str) -> tuple[list[str], list[str], bool]:
-    """The FTS tokens of one typed query term (normalised, without a trailing *), tokenized as the
-    index tokenizes text: a run of CJK characters as its bigrams (a single character alone),
-    other words lower-cased; the same with compound tokens split into parts; and whether the
-    last token is a single CJK character."""
-    tokens: list[str] = []
-    parts: list[str] = []
-    last_single_cjk = False
-    for m in _QUERY_TOKEN.finditer(term):
-        if m.group(1):
-            run = m.group()
-            bigrams = [run[i : i + 2] for i in range(len(run) - 1)] if len(run) > 1 else [run]
-            tokens += bigrams
-            parts += bigrams
-            last_single_cjk = len(run) == 1
-        else:
-            token = m.group()
-            tokens.append(token.lower())
-            parts += [part.lower() for part in token_parts(token)] or [token.lower()]
-            last_single_cjk = False
-    return tokens, parts, last_single_cjk
-
-
 def index_rows_delete(cursor, keys: list[tuple[float, int]], *, rows: list[tuple] = ()) -> tuple[int, set[str]]:
     """Remove the rows of these frames (timestamp_s, frame_id) from their partitions (and the
     tables being rebuilt beside them); a partition left empty is dropped. `rows` are their index
@@ -517,7 +374,7 @@ def index_rows_delete(cursor, keys: list[tuple[float, int]], *, rows: list[tuple
     for timestamp_s, frame_id in keys:
         ms = time_ms(timestamp_s)
         by_period.setdefault(period_of(ms), []).append((ms, frame_id))
-    removed, terms = 0, _vocab_terms(list(rows))
+    removed, terms = 0, vocab_terms(list(rows))
     for period, period_keys in by_period.items():
         partition = partition_get(cursor, period)
         if partition is None:
@@ -528,7 +385,7 @@ def index_rows_delete(cursor, keys: list[tuple[float, int]], *, rows: list[tuple
                 chunk = rowids[at : at + 500]
                 marks = ", ".join(["%s"] * len(chunk))
                 cursor.execute(f"SELECT rowid, {', '.join(TEXT_COLUMNS)} FROM {partition.table} WHERE rowid IN ({marks})", chunk)
-                terms |= _vocab_terms(cursor.fetchall())
+                terms |= vocab_terms(cursor.fetchall())
         removed += _rows_remove(cursor, partition, period_keys)
         if partition.build_layout:
             _rows_remove(cursor, partition, period_keys, build=True)
@@ -541,18 +398,13 @@ def index_rows_delete(cursor, keys: list[tuple[float, int]], *, rows: list[tuple
     return removed, terms
 
 
-def _token_fold(term: str) -> str:
-    """A word as unicode61 (remove_diacritics 2) keeps it: 'café' -> 'cafe'."""
-    return "".join(ch for ch in unicodedata.normalize("NFKD", term) if not unicodedata.combining(ch))
-
-
 def vocab_forget(cursor, terms: set[str], *, first: list[int] = ()) -> int:
     """Remove from the vocabulary the words that no partition holds any more (after their rows
     were deleted), so a deleted screen's words leave no trace; returns how many. The partitions
     in `first` (where the rows were) are looked in first: most words are still there."""
     if not terms:
         return 0
-    left = {_token_fold(term): term for term in terms}
+    left = {token_fold(term): term for term in terms}
     periods = list(dict.fromkeys([*first, *reversed(partitions_all(cursor))]))
     for period in periods:
         if not left:
@@ -582,3 +434,212 @@ def vocab_forget(cursor, terms: set[str], *, first: list[int] = ()) -> int:
         )
         cursor.execute(f"DELETE FROM {VOCAB} WHERE term IN ({marks})", chunk)
     return len(gone)
+
+
+# The interface of search.keyword_index ----------------------------------------------------------
+
+
+class _Fts5Syntax:
+    """A query in FTS5's syntax: "a b"* is a phrase (the last word a prefix), AND, OR, NOT."""
+
+    @staticmethod
+    def phrase(tokens, prefix: bool = False) -> str:
+        return '"' + " ".join(tokens) + '"' + ("*" if prefix else "")
+
+    @staticmethod
+    def any_of(options: list[str]) -> str:
+        return "(" + " OR ".join(options) + ")" if len(options) > 1 else options[0]
+
+    @staticmethod
+    def all_of(clauses: list[str]) -> str:
+        return " AND ".join(clauses)
+
+    @staticmethod
+    def but_not(match: str, excluded: str) -> str:
+        return f"({match}) NOT ({excluded})"
+
+
+SYNTAX = _Fts5Syntax()
+
+
+def scopes_in(cursor, start_s: float, end_s: float) -> list[Partition]:
+    """The parts of the index a search of [start_s, end_s] looks in, newest first: its partitions."""
+    return partitions_in(cursor, start_s, end_s)
+
+
+def _match_sql(partition: Partition, match: str, filters: Filters, rowid_from: int | None = None) -> tuple[str, list]:
+    """FROM and WHERE of the frames of one partition in the range (from rowid_from on) whose
+    index entry matches the FTS query."""
+    table = partition.table
+    lo, hi = partition.rowid_range(filters.start_time, filters.end_time)
+    lo = lo if rowid_from is None else rowid_from
+    where, params, needs_text = filters.sql()
+    if len(where) > 2 or needs_text:
+        # Filters on the frame: join every match to its frame.
+        base = (
+            f"FROM {table} JOIN frames_frame f ON f.id = {table}.frame_id"
+            + (TEXT_JOIN if needs_text else "")
+            + f" WHERE {table} MATCH %s AND {table}.rowid BETWEEN %s AND %s AND "
+            + " AND ".join(where)
+        )
+        return base, [match, lo, hi, *params]
+    # Time only: the rowid range is the time range (to the second, or the millisecond in older
+    # layouts), so only the rows at its edges are looked up in frames_frame for their exact timestamp.
+    inside_lo, inside_hi = partition.rowid_range_inside(filters.start_time, filters.end_time)
+    base = (
+        f"FROM {table} WHERE {table} MATCH %s AND {table}.rowid BETWEEN %s AND %s"
+        f" AND ({table}.rowid BETWEEN %s AND %s OR EXISTS (SELECT 1 FROM frames_frame f"
+        f" WHERE f.id = {table}.frame_id AND {where[0]} AND {where[1]}))"
+    )
+    return base, [match, lo, hi, inside_lo, inside_hi, *params]
+
+
+def match_count(cursor, partition: Partition, match: str, filters: Filters) -> int:
+    """How many frames of the range in this partition match."""
+    base, params = _match_sql(partition, match, filters)
+    cursor.execute(f"SELECT count(*) {base}", params)
+    return cursor.fetchone()[0]
+
+
+def match_ranked(
+    cursor, partition: Partition, match: str, filters: Filters, n: int, *, newest: int | None = None
+) -> tuple[list[tuple[float, int]], bool]:
+    """The n best matches of this partition by bm25, as (score, key) with higher scores better,
+    best first; with `newest`, among about the newest that many matches only. Also whether
+    `newest` cut the matches (False: every match was ranked)."""
+    table = partition.table
+    base, params = _match_sql(partition, match, filters)
+    boundary = None
+    if newest is not None:
+        cursor.execute(f"SELECT {table}.rowid {base} ORDER BY {table}.rowid DESC LIMIT 1 OFFSET %s", [*params, newest - 1])
+        if boundary := cursor.fetchone():
+            base, params = _match_sql(partition, match, filters, rowid_from=boundary[0])
+    # Only rowid and score go through the sort; frame ids are read for the page alone.
+    cursor.execute(
+        f"SELECT -{partition.bm25} AS score, {table}.rowid {base} ORDER BY score DESC, {table}.rowid DESC LIMIT %s",
+        [*params, n],
+    )
+    return [(score, rowid) for score, rowid in cursor.fetchall()], boundary is not None
+
+
+def match_newest(cursor, partition: Partition, match: str, filters: Filters, n: int) -> list[int]:
+    """The keys of the n newest matches of this partition, newest first."""
+    base, params = _match_sql(partition, match, filters)
+    cursor.execute(f"SELECT {partition.table}.rowid {base} ORDER BY {partition.table}.rowid DESC LIMIT %s", [*params, n])
+    return [rowid for (rowid,) in cursor.fetchall()]
+
+
+def frame_ids(cursor, entries: list[tuple[Partition, int]]) -> dict[tuple[Partition, int], int]:
+    """The frame ids of (partition, key) matches."""
+    found = {}
+    for partition in {partition for partition, _ in entries}:
+        rowids = [rowid for p, rowid in entries if p == partition]
+        cursor.execute(
+            f"SELECT rowid, frame_id FROM {partition.table} WHERE rowid IN ({', '.join(['%s'] * len(rowids))})", rowids
+        )
+        found.update({(partition, rowid): frame_id for rowid, frame_id in cursor.fetchall()})
+    return found
+
+
+def vocab_starting(cursor, prefix: str, limit: int) -> list[str]:
+    """Up to `limit` words of the vocabulary that start with `prefix` and are longer, the shortest first."""
+    cursor.execute(
+        f"SELECT term FROM {VOCAB} WHERE term > %s AND term < %s ORDER BY length(term), term LIMIT %s",
+        [prefix, prefix + "\U0010ffff", limit],
+    )
+    return [row[0] for row in cursor.fetchall()]
+
+
+def vocab_containing(cursor, word: str, limit: int) -> list[str]:
+    """Up to `limit` words of the vocabulary that contain `word` and are longer, the shortest first."""
+    # A query word is letters and digits only: nothing in it is a LIKE wildcard.
+    cursor.execute(
+        f"SELECT term FROM {VOCAB} WHERE id IN (SELECT rowid FROM {VOCAB_TRIGRAMS} WHERE term LIKE %s)"
+        " AND term != %s ORDER BY length(term), term LIMIT %s",
+        [f"%{word}%", word, limit],
+    )
+    return [row[0] for row in cursor.fetchall()]
+
+
+def rows_write(cursor, rows: list[tuple]) -> None:
+    """Write index rows (search.keyword_base.index_row) of frames not in the index."""
+    index_rows_write(cursor, rows)
+
+
+def row_delete(cursor, *, timestamp_s: float, frame_id: int) -> None:
+    """Remove a frame's row, if it has one."""
+    index_row_delete(cursor, timestamp_s=timestamp_s, frame_id=frame_id)
+
+
+def rows_delete(cursor, keys: list[tuple[float, int]], *, rows: list[tuple] = ()) -> tuple[int, set[str]]:
+    """Remove the rows of frames (timestamp_s, frame_id); see index_rows_delete."""
+    return index_rows_delete(cursor, keys, rows=rows)
+
+
+def range_scrub(cursor, start_s: float | None, end_s: float, *, vocabulary: bool) -> None:
+    """After frames of [start_s, end_s] were deleted: merge the segments of its partitions (and the
+    vocabulary's trigram index when words left it), so no segment keeps a deleted frame's words;
+    what the merges free is zeroed (secure_delete)."""
+    first, last = periods_range(start_s, end_s)
+    partitions_merge(cursor, [period for period in partitions_all(cursor) if first <= period <= last])
+    if vocabulary:
+        vocab_merge(cursor)
+
+
+def vocab_reset(cursor) -> bool:
+    """Empty the vocabulary before a rebuild of everything refills it; not while a rebuild is under
+    way (its words so far would be lost). Returns whether it was emptied."""
+    cursor.execute(f"SELECT 1 FROM {REGISTRY} WHERE build_layout IS NOT NULL LIMIT 1")
+    if cursor.fetchone():
+        return False
+    cursor.execute(f"DELETE FROM {VOCAB}")
+    cursor.execute(f"INSERT INTO {VOCAB_TRIGRAMS} ({VOCAB_TRIGRAMS}) VALUES ('delete-all')")
+    return True
+
+
+def rebuild_under_way(cursor, period: int) -> bool:
+    """Whether a rebuild of the period in the current layout is under way."""
+    partition = partition_get(cursor, period)
+    return partition is not None and partition.build_layout == LAYOUT
+
+
+def rebuild_begin(cursor, period: int) -> None:
+    """Start rebuilding a period's partition in the current layout beside the live one (or go on
+    with the rebuild under way); from now on new rows go to both."""
+    partition = partition_get(cursor, period) or partition_create(cursor, period)
+    if partition.build_layout != LAYOUT:
+        table_drop(cursor, partition.build_table)
+        table_create(cursor, partition.build_table, LAYOUT)
+        cursor.execute(
+            f"UPDATE {REGISTRY} SET build_layout = %s, build_after_ts = NULL, build_after_id = NULL WHERE period = %s",
+            [LAYOUT, period],
+        )
+
+
+def rebuild_write(cursor, period: int, rows: list[tuple]) -> None:
+    """(Re)write rows of the period's frames into its rebuild."""
+    build_rows_write(cursor, partition_get(cursor, period), rows)
+
+
+def rebuild_finish(cursor, period: int) -> None:
+    """Put the rebuilt partition in the live one's place."""
+    partition_swap(cursor, period)
+
+
+def periods_in(cursor, start_s: float | None, end_s: float | None) -> list[int]:
+    """The periods of [start_s, end_s] (None: no bound) the index holds rows of, newest first."""
+    return [partition.period for partition in partitions_in(cursor, start_s, end_s)]
+
+
+def periods_outdated(cursor) -> list[int]:
+    """Periods in an older layout than the current one, oldest first (what compaction rebuilds)."""
+    return partitions_outdated(cursor)
+
+
+def rows_count(cursor) -> int:
+    """How many frames the index holds."""
+    rows = 0
+    for partition in partitions_in(cursor, None, None):
+        cursor.execute(f"SELECT count(*) FROM {partition.table}_docsize")
+        rows += cursor.fetchone()[0]
+    return rows

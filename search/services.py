@@ -15,31 +15,8 @@ from search import vectors as vectors_store
 from search.embeddings import EmbeddingError, embed_texts, embedder_info, text_chunks
 from search.models import FrameVectors, VectorStatus
 from search.relevance import chunk_stats
-from search.fts import (
-    LAYOUT,
-    REGISTRY,
-    VOCAB,
-    VOCAB_TRIGRAMS,
-    build_rows_write,
-    index_row,
-    index_row_delete,
-    index_rows_delete,
-    index_rows_write,
-    partition_create,
-    partition_get,
-    partitions_outdated,
-    period_of,
-    periods_between,
-    time_ms,
-    partition_swap,
-    partitions_all,
-    partitions_merge,
-    period_bounds_s,
-    table_create,
-    table_drop,
-    vocab_forget,
-    vocab_merge,
-)
+from search.keyword_base import index_row, period_bounds_s, period_of, rebuild_after, rebuild_mark, time_ms
+from search.keyword_index import keyword_index
 
 
 def frame_index(*, frame: Frame) -> None:
@@ -55,14 +32,15 @@ def frame_index(*, frame: Frame) -> None:
         browser_url=frame.browser_url,
     )
     # One write transaction: the free rowid slots it reads are still free when it writes.
+    index = keyword_index()
     with transaction.atomic(), connection.cursor() as cursor:
-        index_row_delete(cursor, timestamp_s=frame.timestamp.timestamp(), frame_id=frame.id)
-        index_rows_write(cursor, [row])
+        index.row_delete(cursor, timestamp_s=frame.timestamp.timestamp(), frame_id=frame.id)
+        index.rows_write(cursor, [row])
 
 
 def frame_unindex(*, frame: Frame) -> None:
     with transaction.atomic(), connection.cursor() as cursor:
-        index_row_delete(cursor, timestamp_s=frame.timestamp.timestamp(), frame_id=frame.id)
+        keyword_index().row_delete(cursor, timestamp_s=frame.timestamp.timestamp(), frame_id=frame.id)
 
 
 def frame_index_on_text_ready(sender, *, frame: Frame, **kwargs) -> None:
@@ -99,9 +77,10 @@ def frames_unindex_on_deleting(sender, *, frames, **kwargs) -> dict:
             id__in=[frame.id for frame in frames]
         ).values_list("id", "timestamp", "app_name", "window_name", "browser_url", "ocr__text")
     ]
+    index = keyword_index()
     with connection.cursor() as cursor:
-        removed, terms = index_rows_delete(cursor, keys, rows=rows)
-        forgotten = vocab_forget(cursor, terms, first=sorted({period_of(time_ms(ts)) for ts, _ in keys}))
+        removed, terms = index.rows_delete(cursor, keys, rows=rows)
+        forgotten = index.vocab_forget(cursor, terms, first=sorted({period_of(time_ms(ts)) for ts, _ in keys}))
     return {"fts_rows": removed, "vocabulary_words": forgotten}
 
 
@@ -109,13 +88,10 @@ def keyword_index_erase_on_erasing(sender, *, start, end, removed, **kwargs) -> 
     """frames_erasing: merge the segments of the keyword partitions of the deleted range (and the
     vocabulary's trigram index when words left it), so that no segment keeps a deleted frame's
     words; what the merges free is zeroed (secure_delete)."""
-    last = periods_between(end.timestamp(), end.timestamp())[1]
-    first = periods_between(start.timestamp(), start.timestamp())[0] if start else None
     with connection.cursor() as cursor:
-        periods = [period for period in partitions_all(cursor) if period <= last and (first is None or period >= first)]
-        partitions_merge(cursor, periods)
-        if removed.get("vocabulary_words"):
-            vocab_merge(cursor)
+        keyword_index().range_scrub(
+            cursor, start.timestamp() if start else None, end.timestamp(), vocabulary=bool(removed.get("vocabulary_words"))
+        )
 
 
 def frames_vectors_on_deleted(sender, *, frames, **kwargs) -> dict:
@@ -145,11 +121,12 @@ def _period_frames(period: int):
 
 def _rebuild_after(cursor, period: int) -> tuple[datetime, int] | None:
     """The (timestamp, id) of the last frame a rebuild of the period has indexed, if any."""
-    cursor.execute(f"SELECT build_after_ts, build_after_id FROM {REGISTRY} WHERE period = %s", [period])
-    after_ts, after_id = cursor.fetchone()
-    if after_ts is None:
+    after = rebuild_after(cursor, period)
+    if after is None:
         return None
-    return datetime.fromisoformat(after_ts).replace(tzinfo=dt_timezone.utc), after_id
+    after_ts, after_id = after
+    moment = datetime.fromisoformat(after_ts)  # written naive in UTC before 2026-11-27, with its offset since
+    return (moment.replace(tzinfo=dt_timezone.utc) if moment.tzinfo is None else moment.astimezone(dt_timezone.utc)), after_id
 
 
 def _frames_after(frames, after: tuple[datetime, int] | None):
@@ -164,12 +141,7 @@ def fts_vocab_reset() -> bool:
     """Empty the vocabulary before a rebuild of everything refills it, so that words of frames
     deleted since are gone; not while a rebuild is under way (its words so far would be lost)."""
     with transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute(f"SELECT 1 FROM {REGISTRY} WHERE build_layout IS NOT NULL LIMIT 1")
-        if cursor.fetchone():
-            return False
-        cursor.execute(f"DELETE FROM {VOCAB}")
-        cursor.execute(f"INSERT INTO {VOCAB_TRIGRAMS} ({VOCAB_TRIGRAMS}) VALUES ('delete-all')")
-    return True
+        return keyword_index().vocab_reset(cursor)
 
 
 def fts_rebuild_begin(*, period: int) -> int:
@@ -177,14 +149,7 @@ def fts_rebuild_begin(*, period: int) -> int:
     the live one, which keeps answering searches; from now on new index rows go to both.
     Returns how many frames of the period are left to index."""
     with transaction.atomic(), connection.cursor() as cursor:
-        partition = partition_get(cursor, period) or partition_create(cursor, period)
-        if partition.build_layout != LAYOUT:
-            table_drop(cursor, partition.build_table)
-            table_create(cursor, partition.build_table, LAYOUT)
-            cursor.execute(
-                f"UPDATE {REGISTRY} SET build_layout = %s, build_after_ts = NULL, build_after_id = NULL WHERE period = %s",
-                [LAYOUT, period],
-            )
+        keyword_index().rebuild_begin(cursor, period)
         after = _rebuild_after(cursor, period)
     return _frames_after(_period_frames(period), after).count()
 
@@ -213,13 +178,9 @@ def fts_rebuild_batch(*, period: int, size: int = REBUILD_BATCH) -> int:
                         browser_url=browser_url,
                     )
                 )
-        partition = partition_get(cursor, period)
-        build_rows_write(cursor, partition, rows)
+        keyword_index().rebuild_write(cursor, period, rows)
         last_id, last_moment = batch[-1][0], batch[-1][1]
-        cursor.execute(
-            f"UPDATE {REGISTRY} SET build_after_ts = %s, build_after_id = %s WHERE period = %s",
-            [connection.ops.adapt_datetimefield_value(last_moment), last_id, period],
-        )
+        rebuild_mark(cursor, period, last_moment.astimezone(dt_timezone.utc).isoformat(" "), last_id)
     return len(batch)
 
 
@@ -227,7 +188,7 @@ def fts_rebuild_finish(*, period: int) -> None:
     """Swap the rebuilt partition in for the live one (or drop both when the period has no
     frames left)."""
     with transaction.atomic(), connection.cursor() as cursor:
-        partition_swap(cursor, period)
+        keyword_index().rebuild_finish(cursor, period)
 
 
 def keyword_layout_upgrade(limit: int) -> int:
@@ -235,13 +196,14 @@ def keyword_layout_upgrade(limit: int) -> int:
     compact` and the worker run): index up to `limit` frames of the newest week still in an older
     layout into its table being rebuilt, or swap that table in when the week is done. Returns how
     many frames (or 1 for a swap); 0 when every week is in the current layout."""
+    index = keyword_index()
     with connection.cursor() as cursor:
-        outdated = partitions_outdated(cursor)
+        outdated = index.periods_outdated(cursor)
         if not outdated:
             return 0
         period = outdated[-1]
-        partition = partition_get(cursor, period)
-    if partition.build_layout != LAYOUT:
+        under_way = index.rebuild_under_way(cursor, period)
+    if not under_way:
         fts_rebuild_begin(period=period)
     count = fts_rebuild_batch(period=period, size=limit)
     if count:

@@ -25,7 +25,8 @@ from frames.selectors import devices_seen
 from myrecall.space import Part, space_summary, tree_bytes
 from myrecall.timezones import duration_short, machine_timezone
 from search.embeddings import embedder_info, embedder_ready
-from search.fts import period_of, partitions_in, partitions_outdated, period_bounds_s, time_ms
+from search.keyword_base import period_bounds_s, period_of, time_ms
+from search.keyword_index import keyword_index
 from search.vectors import VectorError, backend_describe, vectors_count, vectors_dir, vectors_health
 
 def index_periods(*, start_time: float | None = None, end_time: float | None = None) -> list[int]:
@@ -48,14 +49,14 @@ def index_periods(*, start_time: float | None = None, end_time: float | None = N
             ).exists():
                 periods.add(period)
     with connection.cursor() as cursor:
-        periods |= {p.period for p in partitions_in(cursor, start_time, end_time)}
+        periods |= set(keyword_index().periods_in(cursor, start_time, end_time))
     return sorted(periods)
 
 
 def index_layout_note() -> str | None:
     """A line for the worker's start when weeks of the keyword index predate its current layout."""
     with connection.cursor() as cursor:
-        outdated = partitions_outdated(cursor)
+        outdated = keyword_index().periods_outdated(cursor)
     if not outdated:
         return None
     return (
@@ -67,14 +68,14 @@ def index_layout_note() -> str | None:
 
 def keyword_layout_outdated() -> bool:
     with connection.cursor() as cursor:
-        return bool(partitions_outdated(cursor))
+        return bool(keyword_index().periods_outdated(cursor))
 
 
 def keyword_layout_outdated_frames() -> int:
     """Frames in the weeks of the keyword index still in an older layout (an upper bound on what
     their rebuild has left)."""
     with connection.cursor() as cursor:
-        periods = partitions_outdated(cursor)
+        periods = keyword_index().periods_outdated(cursor)
     total = 0
     for period in periods:
         start_s, end_s = period_bounds_s(period)
@@ -188,11 +189,8 @@ def index_status() -> dict:
 
     by_state = dict(Frame.objects.values_list("ocr_status").annotate(n=Count("id")).values_list("ocr_status", "n"))
     with connection.cursor() as cursor:
-        partitions = partitions_in(cursor, -(2**62), 2**62)
-        rows = 0
-        for partition in partitions:
-            cursor.execute(f"SELECT count(*) FROM {partition.table}_docsize")
-            rows += cursor.fetchone()[0]
+        rows = keyword_index().rows_count(cursor)
+        partitions = keyword_index().periods_in(cursor, None, None)
     vector_states = dict(FrameVectors.objects.values_list("status").annotate(n=Count("frame")).values_list("status", "n"))
     info = embedder_info()
     other_model = vectors_other_model_count()

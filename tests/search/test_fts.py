@@ -5,6 +5,7 @@ from search.fts import (
     LAYOUT,
     PART_MARK,
     SECOND_SLOTS,
+    SYNTAX,
     Partition,
     fts_prepare,
     index_row,
@@ -46,7 +47,7 @@ def matches(q: str, tier: str = "strict") -> set[int]:
     query = keyword_query(q)
     if not query.terms:
         return set()
-    match = {"strict": query.strict, "parts": query.parts, "prefix": lambda: query.prefix([])}[tier]()
+    match = {"strict": query.strict, "parts": query.parts, "prefix": lambda s: query.prefix(s, [])}[tier](SYNTAX)
     with connection.cursor() as cursor:
         cursor.execute(f"SELECT rowid FROM {table} WHERE {table} MATCH %s", [match])
         return {row[0] for row in cursor.fetchall()}
