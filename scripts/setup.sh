@@ -6,9 +6,10 @@ cd "$(dirname "$0")/.."
 
 # OCR engines and their languages, and fonts (CJK for Chinese screens).
 DEB_PACKAGES=(tesseract-ocr tesseract-ocr-eng tesseract-ocr-chi-sim libtesseract-dev fonts-noto-cjk fonts-dejavu-core)
-# The test suite drives Debian's Chromium (no browser download) and runs a throwaway Redis.
+# The test suite drives Debian's Chromium (no browser download) and runs a throwaway Redis,
+# and PostgreSQL 15 with pg_trgm (contrib) for `scripts/test.sh --scale` (tests/scale.py).
 # The capture client's tests record a Tk window on a virtual X screen.
-[ "${1:-}" = "--test" ] && DEB_PACKAGES+=(chromium redis-server xvfb xauth xdotool libtk8.6)
+[ "${1:-}" = "--test" ] && DEB_PACKAGES+=(chromium redis-server postgresql postgresql-contrib xvfb xauth xdotool libtk8.6)
 missing=()
 for pkg in "${DEB_PACKAGES[@]}"; do
   dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
