@@ -16,6 +16,18 @@ from search.services import frame_index
 from search.vectors import vectors_release
 
 
+def pytest_collection_modifyitems(config, items):
+    """On PostgreSQL (DATABASE_URL), tests marked sqlite_only are deselected, said in the summary."""
+    from django.db import connection
+
+    if connection.vendor == "sqlite":
+        return
+    kept = [item for item in items if item.get_closest_marker("sqlite_only") is None]
+    if dropped := [item for item in items if item.get_closest_marker("sqlite_only") is not None]:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = kept
+
+
 @pytest.fixture(autouse=True)
 def data_dir(tmp_path, settings):
     settings.DATA_DIR = tmp_path / "data"
