@@ -102,20 +102,26 @@ class Filters:
         """WHERE clauses on frames_frame `frame` (and frames_ocrresult `text`), their params, and
         whether the text table is needed. The first two clauses are the time range."""
         adapt = connection.ops.adapt_datetimefield_value
+        postgres = connection.vendor == "postgresql"
         where = [f"{frame}.timestamp >= %s", f"{frame}.timestamp {'<=' if self.end_inclusive else '<'} %s"]
         params: list = [adapt(self.start), adapt(self.end)]
         names = self.app_names()
         if names is not None:
-            if names:
+            if names and postgres:  # SQLite's NOCASE folds ASCII letters; lower() folds them too
+                where.append(f"lower({frame}.app_name) IN ({', '.join(['lower(%s)'] * len(names))})")
+                params += names
+            elif names:
                 where.append(f"{frame}.app_name COLLATE NOCASE IN ({', '.join(['%s'] * len(names))})")
                 params += names
             else:
-                where.append("0")
+                where.append("1 = 0")
+        # SQLite's LIKE ignores the case of ASCII letters; PostgreSQL's ILIKE does that (and more).
+        like = "ILIKE" if postgres else "LIKE"
         if self.window_name:
-            where.append(f"{frame}.window_name LIKE %s ESCAPE '\\'")
+            where.append(f"{frame}.window_name {like} %s ESCAPE '\\'")
             params.append(_like(self.window_name))
         if self.browser_url:
-            where.append(f"{frame}.browser_url LIKE %s ESCAPE '\\'")
+            where.append(f"{frame}.browser_url {like} %s ESCAPE '\\'")
             params.append(_like(self.browser_url))
         if self.focused is not None:
             where.append(f"{frame}.focused = %s")

@@ -8,6 +8,7 @@ holds the index.
 What an implementation offers (module-level names):
 - SYNTAX: phrase(tokens, prefix), any_of(options), all_of(clauses), but_not(match, excluded):
   a query in the implementation's own syntax.
+- partition_table(period): the table that holds a period's rows.
 - scopes_in(cursor, start_s, end_s): the parts of the index a range is searched in, newest first
   (hashable; periods in both).
 - match_count, match_ranked, match_newest, frame_ids: a scope's matches counted, ranked by

@@ -1,20 +1,11 @@
 import pytest
 from django.db import connection
 
-from search.fts import (
-    LAYOUT,
-    PART_MARK,
-    SECOND_SLOTS,
-    SYNTAX,
-    Partition,
-    fts_prepare,
-    index_row,
-    index_rows_write,
-    partition_table,
-    text_parts,
-    token_parts,
-)
+from search.filters import Filters
+from search.fts import LAYOUT, SECOND_SLOTS, Partition
 from search.keyword import keyword_query
+from search.keyword_base import PART_MARK, fts_prepare, index_row, text_parts, token_parts
+from search.keyword_index import keyword_index
 
 pytestmark = pytest.mark.django_db
 
@@ -34,23 +25,28 @@ TEXTS = {
 
 @pytest.fixture
 def indexed():
+    """The texts indexed at the epoch, through the keyword index of the database in use."""
     with connection.cursor() as cursor:
         rows = [
             index_row(timestamp_s=0.0, frame_id=frame_id, text=text, app_name="", window_name="", browser_url="")
             for frame_id, text in TEXTS.items()
         ]
-        index_rows_write(cursor, rows)
+        keyword_index().rows_write(cursor, rows)
 
 
 def matches(q: str, tier: str = "strict") -> set[int]:
-    table = partition_table(0)  # frames of the epoch's first second: their rowids are their ids (< SECOND_SLOTS)
+    """The frames a tier of the query matches, through the index's own primitives."""
+    index = keyword_index()
     query = keyword_query(q)
     if not query.terms:
         return set()
-    match = {"strict": query.strict, "parts": query.parts, "prefix": lambda s: query.prefix(s, [])}[tier](SYNTAX)
+    match = {"strict": query.strict, "parts": query.parts, "prefix": lambda s: query.prefix(s, [])}[tier](index.SYNTAX)
     with connection.cursor() as cursor:
-        cursor.execute(f"SELECT rowid FROM {table} WHERE {table} MATCH %s", [match])
-        return {row[0] for row in cursor.fetchall()}
+        scopes = index.scopes_in(cursor, -10.0, 10.0)
+        keys = [
+            (scope, key) for scope in scopes for key in index.match_newest(cursor, scope, match, Filters(start_time=-10.0, end_time=10.0), 100)
+        ]
+        return set(index.frame_ids(cursor, keys).values())
 
 
 def test_prepare_splits_chinese_runs_into_bigrams_and_keeps_english_words():
@@ -213,6 +209,7 @@ def test_a_query_without_words_has_no_terms_and_matches_nothing(indexed, q):
     assert matches(q) == set()
 
 
+@pytest.mark.sqlite_only
 @pytest.mark.parametrize("layout", [3, LAYOUT])
 def test_rowid_ranges_follow_time(layout):
     from search.fts import _rowid_wanted, time_ms
@@ -232,6 +229,7 @@ def test_rowid_ranges_follow_time(layout):
         assert not lo <= _rowid_wanted(layout, time_ms(ts), 7) <= hi
 
 
+@pytest.mark.sqlite_only
 def test_a_second_index_rowid_costs_less_than_a_millisecond_one():
     # What layout 4 is for: consecutive frames a few seconds apart are a small rowid step.
     from search.fts import _rowid_wanted, time_ms

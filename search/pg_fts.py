@@ -1,0 +1,375 @@
+"""The keyword index on PostgreSQL: full-text search (tsvector, GIN) and pg_trgm, one of the two
+implementations of search.keyword_index (the other is search.fts, SQLite FTS5).
+
+Tokenization is the same as on SQLite, done here in Python (search.keyword_base): NFKC, Chinese
+runs as bigrams plus their last character, compound tokens' parts marked with PART_MARK; then each
+token is lower-cased and its accents folded, as SQLite's unicode61 (remove_diacritics 2) does. A
+frame's row holds a tsvector written out lexeme by lexeme (`doc`): PostgreSQL's own parsers and
+dictionaries are not used, so "node.js" or "github.com" are the same words on both databases.
+Each column's words take positions of their own, with a gap between columns so that a phrase
+never spans two; text and window titles are weight A, app, URL and parts weight B (bm25 weighs
+them 1.0 and 0.5 on SQLite; ts_rank's default weights give A 1.0 and B 0.4).
+
+A query is a tsquery written the same way: a phrase is its tokens joined by <-> (:* on the last
+for a prefix), tiers are joined by & and |, and a later tier excludes an earlier one with & !.
+Relevance is ts_rank normalised by the log of the frame's length (PostgreSQL has no bm25: a word
+is not weighed by how rare it is).
+
+The index is the partitioned table search_keyword (period, frame_id, timestamp, doc), one
+partition per PARTITION_DAYS period (search_kw_<period>, created with the first frame of its
+period and recorded in the registry, search.keyword_base.REGISTRY, as on SQLite), each with a GIN
+index on `doc` and a b-tree on `timestamp`: a search of a 1-day range reads one week's index and
+applies the time range as an index condition. The vocabulary (words inside longer words) is a
+table with a pg_trgm GIN index: LIKE '%word%' is answered from it.
+"""
+
+import re
+
+from search.filters import TEXT_JOIN, Filters
+from search.keyword_base import PART_MARK, REGISTRY, VOCAB, period_of, periods_range, time_ms, token_fold, vocab_terms
+
+LAYOUT = 1
+TABLE = "search_keyword"
+PREFIX = "search_kw_"
+VOCAB_TRIGRAM_INDEX = "search_vocab_term_trgm"
+
+# The tables (migration search 0008 on PostgreSQL); pg_trgm is a trusted extension: a database
+# owner may create it.
+CREATE_SQL = [
+    "CREATE EXTENSION IF NOT EXISTS pg_trgm",
+    f"CREATE TABLE {VOCAB} (id bigserial PRIMARY KEY, term text COLLATE \"C\" NOT NULL UNIQUE)",
+    f"CREATE INDEX {VOCAB_TRIGRAM_INDEX} ON {VOCAB} USING gin (term gin_trgm_ops)",
+    f"CREATE TABLE {TABLE} (period integer NOT NULL, frame_id bigint NOT NULL, timestamp timestamptz NOT NULL,"
+    f" doc tsvector NOT NULL, PRIMARY KEY (period, frame_id)) PARTITION BY RANGE (period)",
+    f"CREATE INDEX {TABLE}_doc ON {TABLE} USING gin (doc)",
+    f"CREATE INDEX {TABLE}_timestamp ON {TABLE} (timestamp)",
+]
+DROP_SQL = [f"DROP TABLE IF EXISTS {TABLE}", f"DROP TABLE IF EXISTS {VOCAB}"]
+
+# tsvector's limits: a lexeme of at most 2047 bytes, positions up to 16383, 256 positions a lexeme.
+_LEXEME_MAX_BYTES = 2046
+_POSITION_MAX = 16383
+_POSITIONS_MAX = 256
+# Columns of an index row (search.keyword_base.index_row) in the order their words are numbered, with their weight.
+_COLUMNS = ((1, "A"), (3, "A"), (2, "B"), (4, "B"), (5, "B"))
+
+# What unicode61 keeps as a token (letters and digits), a part with its mark.
+_TOKEN = re.compile(f"{PART_MARK}?[^\\W_]+")
+
+
+def _lexeme(token: str) -> str | None:
+    word = token_fold(token.lower())
+    if len(word.encode()) > _LEXEME_MAX_BYTES:
+        return None
+    return word
+
+
+def _quote(lexeme: str) -> str:
+    return "'" + lexeme.replace("\\", "\\\\").replace("'", "''") + "'"
+
+
+def doc_of(row: tuple) -> str:
+    """The tsvector (as text) of an index row: every word at its position, with its column's weight."""
+    lexemes: dict[str, list[str]] = {}
+    position = 0
+    for column, weight in _COLUMNS:
+        for token in _TOKEN.findall(row[column]):
+            position += 1
+            lexeme = _lexeme(token)
+            if lexeme is None:
+                continue
+            positions = lexemes.setdefault(lexeme, [])
+            if len(positions) < _POSITIONS_MAX:
+                positions.append(f"{min(position, _POSITION_MAX)}{weight}")
+        position += 1  # a gap: no phrase spans two columns
+    return " ".join(f"{_quote(lexeme)}:{','.join(positions)}" for lexeme, positions in lexemes.items())
+
+
+class _TsquerySyntax:
+    """A query as a tsquery: 'a' <-> 'b':* is a phrase (the last word a prefix), & and |, & !."""
+
+    @staticmethod
+    def phrase(tokens, prefix: bool = False) -> str:
+        words = [_quote(token_fold(token.lower())) for token in tokens]
+        if prefix:
+            words[-1] += ":*"
+        return words[0] if len(words) == 1 else "(" + " <-> ".join(words) + ")"
+
+    @staticmethod
+    def any_of(options: list[str]) -> str:
+        return "(" + " | ".join(options) + ")" if len(options) > 1 else options[0]
+
+    @staticmethod
+    def all_of(clauses: list[str]) -> str:
+        return " & ".join(clauses)
+
+    @staticmethod
+    def but_not(match: str, excluded: str) -> str:
+        return f"({match}) & !({excluded})"
+
+
+SYNTAX = _TsquerySyntax()
+
+
+def partition_table(period: int) -> str:
+    return f"{PREFIX}{period}" if period >= 0 else f"{PREFIX}m{-period}"
+
+
+def _periods(cursor, start_s: float | None, end_s: float | None) -> list[int]:
+    first, last = periods_range(start_s, end_s)
+    cursor.execute(f"SELECT period FROM {REGISTRY} WHERE period BETWEEN %s AND %s ORDER BY period DESC", [first, last])
+    return [row[0] for row in cursor.fetchall()]
+
+
+def _partition_create(cursor, period: int) -> None:
+    """Create the partition of a period and record it, unless it is recorded already. Two
+    processes creating the same one take turns on an advisory lock."""
+    cursor.execute(f"SELECT 1 FROM {REGISTRY} WHERE period = %s", [period])
+    if cursor.fetchone():
+        return
+    cursor.execute("SELECT pg_advisory_xact_lock(hashtext(%s), %s)", [TABLE, period])
+    cursor.execute(
+        f"CREATE TABLE IF NOT EXISTS {partition_table(period)} PARTITION OF {TABLE} FOR VALUES FROM (%s) TO (%s)",
+        [period, period + 1],
+    )
+    cursor.execute(f"INSERT INTO {REGISTRY} (period, layout) VALUES (%s, %s) ON CONFLICT DO NOTHING", [period, LAYOUT])
+
+
+# Search ----------------------------------------------------------------------------------------
+
+
+def scopes_in(cursor, start_s: float, end_s: float) -> list[int]:
+    """The periods a search of [start_s, end_s] looks in, newest first."""
+    return _periods(cursor, start_s, end_s)
+
+
+def _match_sql(period: int, match: str, filters: Filters, from_ts=None) -> tuple[str, list]:
+    """FROM and WHERE of the frames of one period in the range (from `from_ts` on) whose words match."""
+    table = partition_table(period)
+    where, params, needs_text = filters.sql()
+    time_where = [f"k.timestamp >= %s", f"k.timestamp {'<=' if filters.end_inclusive else '<'} %s"]
+    time_params = params[:2] if from_ts is None else [max(params[0], from_ts), params[1]]
+    base = f"FROM {table} k"
+    if len(where) > 2 or needs_text:
+        base += " JOIN frames_frame f ON f.id = k.frame_id" + (TEXT_JOIN if needs_text else "")
+    base += " WHERE k.doc @@ %s::tsquery AND " + " AND ".join(time_where + where[2:])
+    return base, [match, *time_params, *params[2:]]
+
+
+def match_count(cursor, period: int, match: str, filters: Filters) -> int:
+    base, params = _match_sql(period, match, filters)
+    cursor.execute(f"SELECT count(*) {base}", params)
+    return cursor.fetchone()[0]
+
+
+def match_ranked(
+    cursor, period: int, match: str, filters: Filters, n: int, *, newest: int | None = None
+) -> tuple[list[tuple[float, int]], bool]:
+    """The n best matches of the period by ts_rank (normalised by length), as (score, frame id),
+    best first; with `newest`, among about the newest that many matches only. Also whether
+    `newest` cut the matches."""
+    base, params = _match_sql(period, match, filters)
+    boundary = None
+    if newest is not None:
+        cursor.execute(f"SELECT k.timestamp {base} ORDER BY k.timestamp DESC LIMIT 1 OFFSET %s", [*params, newest - 1])
+        if boundary := cursor.fetchone():
+            base, params = _match_sql(period, match, filters, from_ts=boundary[0])
+    cursor.execute(
+        f"SELECT ts_rank(k.doc, %s::tsquery, 1) AS score, k.frame_id {base}"
+        " ORDER BY score DESC, k.timestamp DESC, k.frame_id DESC LIMIT %s",
+        [match, *params, n],
+    )
+    return [(score, frame_id) for score, frame_id in cursor.fetchall()], boundary is not None
+
+
+def match_newest(cursor, period: int, match: str, filters: Filters, n: int) -> list[int]:
+    base, params = _match_sql(period, match, filters)
+    cursor.execute(f"SELECT k.frame_id {base} ORDER BY k.timestamp DESC, k.frame_id DESC LIMIT %s", [*params, n])
+    return [frame_id for (frame_id,) in cursor.fetchall()]
+
+
+def frame_ids(cursor, entries: list[tuple[int, int]]) -> dict[tuple[int, int], int]:
+    """A match's key is its frame id."""
+    return {(period, frame_id): frame_id for period, frame_id in entries}
+
+
+def vocab_starting(cursor, prefix: str, limit: int) -> list[str]:
+    """Up to `limit` words of the vocabulary that start with `prefix` and are longer, the shortest first."""
+    cursor.execute(
+        f"SELECT term FROM {VOCAB} WHERE term > %s AND term < %s ORDER BY length(term), term LIMIT %s",
+        [prefix, prefix + "\U0010ffff", limit],
+    )
+    return [row[0] for row in cursor.fetchall()]
+
+
+def vocab_containing(cursor, word: str, limit: int) -> list[str]:
+    """Up to `limit` words of the vocabulary that contain `word` and are longer, the shortest first."""
+    # A query word is letters and digits only: nothing in it is a LIKE wildcard.
+    cursor.execute(
+        f"SELECT term FROM {VOCAB} WHERE term LIKE %s AND term != %s ORDER BY length(term), term LIMIT %s",
+        [f"%{word}%", word, limit],
+    )
+    return [row[0] for row in cursor.fetchall()]
+
+
+# Writes ----------------------------------------------------------------------------------------
+
+
+def _vocab_add(cursor, rows: list[tuple]) -> None:
+    terms = sorted(vocab_terms(rows))  # sorted: two writers take the same order, never a deadlock
+    if terms:
+        cursor.execute(
+            f"INSERT INTO {VOCAB} (term) SELECT unnest(%s::text[]) ON CONFLICT (term) DO NOTHING", [terms]
+        )
+
+
+def rows_write(cursor, rows: list[tuple]) -> None:
+    """Write index rows (search.keyword_base.index_row), each into the partition of its time
+    (created as needed), replacing a frame's row if it has one; their words join the vocabulary."""
+    if not rows:
+        return
+    _vocab_add(cursor, rows)
+    by_period: dict[int, list[tuple]] = {}
+    for row in rows:
+        by_period.setdefault(period_of(row[0]), []).append(row)
+    for period, period_rows in sorted(by_period.items()):
+        _partition_create(cursor, period)
+        cursor.executemany(
+            f"INSERT INTO {partition_table(period)} (period, frame_id, timestamp, doc)"
+            # The frame's exact time (the row's is in whole milliseconds).
+            " VALUES (%s, %s, coalesce((SELECT timestamp FROM frames_frame WHERE id = %s), to_timestamp(%s / 1000.0)),"
+            " %s::tsvector)"
+            " ON CONFLICT (period, frame_id) DO UPDATE SET timestamp = excluded.timestamp, doc = excluded.doc",
+            [(period, row[-1], row[-1], row[0], doc_of(row)) for row in period_rows],
+        )
+
+
+def row_delete(cursor, *, timestamp_s: float, frame_id: int) -> None:
+    """Remove a frame's row, if it has one (its partition stays: the frame is usually indexed again)."""
+    _rows_remove(cursor, [(timestamp_s, frame_id)], drop_empty=False)
+
+
+def rows_delete(cursor, keys: list[tuple[float, int]], *, rows: list[tuple] = ()) -> tuple[int, set[str]]:
+    """Remove the rows of these frames (timestamp_s, frame_id); a partition left empty is dropped.
+    Returns how many rows went, and the vocabulary words of `rows` (their index rows, for vocab_forget)."""
+    return _rows_remove(cursor, keys, drop_empty=True), vocab_terms(list(rows))
+
+
+def _rows_remove(cursor, keys: list[tuple[float, int]], *, drop_empty: bool) -> int:
+    by_period: dict[int, list[int]] = {}
+    for timestamp_s, frame_id in keys:
+        by_period.setdefault(period_of(time_ms(timestamp_s)), []).append(frame_id)
+    removed = 0
+    known = set(_periods(cursor, None, None)) if by_period else set()
+    for period, ids in by_period.items():
+        if period not in known:
+            continue
+        table = partition_table(period)
+        cursor.execute(f"DELETE FROM {table} WHERE frame_id = ANY(%s)", [ids])
+        removed += cursor.rowcount
+        if not drop_empty:
+            continue
+        cursor.execute(f"SELECT 1 FROM {REGISTRY} WHERE period = %s AND build_layout IS NOT NULL", [period])
+        rebuilding = cursor.fetchone()
+        cursor.execute(f"SELECT 1 FROM {table} LIMIT 1")
+        if cursor.fetchone() is None and not rebuilding:  # nothing left in its period: give its pages back
+            cursor.execute(f"DROP TABLE {table}")
+            cursor.execute(f"DELETE FROM {REGISTRY} WHERE period = %s", [period])
+    return removed
+
+
+def vocab_forget(cursor, terms: set[str], *, first: list[int] = ()) -> int:
+    """Remove from the vocabulary the words no frame's row holds any more; returns how many. The
+    partitions in `first` (where the deleted rows were) are looked in first."""
+    if not terms:
+        return 0
+    left = {token_fold(term): term for term in terms}
+    periods = list(dict.fromkeys([*first, *_periods(cursor, None, None)]))
+    known = set(_periods(cursor, None, None))
+    for period in periods:
+        if not left or period not in known:
+            continue
+        words = list(left)
+        # The words found in this partition: one GIN probe each.
+        cursor.execute(
+            f"SELECT w FROM unnest(%s::text[]) w WHERE EXISTS"
+            f" (SELECT 1 FROM {partition_table(period)} k WHERE k.doc @@ quote_literal(w)::tsquery)",
+            [words],
+        )
+        for (found,) in cursor.fetchall():
+            left.pop(found, None)
+    gone = sorted(left.values())
+    if gone:
+        cursor.execute(f"DELETE FROM {VOCAB} WHERE term = ANY(%s)", [gone])
+    return len(gone)
+
+
+def range_scrub(cursor, start_s: float | None, end_s: float, *, vocabulary: bool) -> None:
+    """After frames of [start_s, end_s] were deleted. PostgreSQL keeps deleted rows until VACUUM
+    (autovacuum) reclaims them; nothing is merged here (see the README's "Scale out")."""
+
+
+def rows_count(cursor) -> int:
+    cursor.execute(f"SELECT count(*) FROM {TABLE}")
+    return cursor.fetchone()[0]
+
+
+# Rebuild ---------------------------------------------------------------------------------------
+# There is one layout: a rebuild rewrites a period's rows in place, then drops the rows of frames
+# that are gone.
+
+
+def vocab_reset(cursor) -> bool:
+    cursor.execute(f"SELECT 1 FROM {REGISTRY} WHERE build_layout IS NOT NULL LIMIT 1")
+    if cursor.fetchone():
+        return False
+    cursor.execute(f"DELETE FROM {VOCAB}")
+    return True
+
+
+def rebuild_under_way(cursor, period: int) -> bool:
+    cursor.execute(f"SELECT build_layout FROM {REGISTRY} WHERE period = %s", [period])
+    row = cursor.fetchone()
+    return row is not None and row[0] == LAYOUT
+
+
+def rebuild_begin(cursor, period: int) -> None:
+    _partition_create(cursor, period)
+    if not rebuild_under_way(cursor, period):
+        cursor.execute(
+            f"UPDATE {REGISTRY} SET build_layout = %s, build_after_ts = NULL, build_after_id = NULL WHERE period = %s",
+            [LAYOUT, period],
+        )
+
+
+def rebuild_write(cursor, period: int, rows: list[tuple]) -> None:
+    rows_write(cursor, rows)
+
+
+def rebuild_finish(cursor, period: int) -> None:
+    """Drop the rows of frames no longer there (or whose OCR is not over), and end the rebuild; a
+    period left without rows loses its partition."""
+    table = partition_table(period)
+    cursor.execute(
+        f"DELETE FROM {table} k WHERE NOT EXISTS (SELECT 1 FROM frames_frame f WHERE f.id = k.frame_id"
+        " AND f.ocr_status IN ('done', 'failed'))"
+    )
+    cursor.execute(f"SELECT 1 FROM {table} LIMIT 1")
+    if cursor.fetchone() is None:
+        cursor.execute(f"DROP TABLE {table}")
+        cursor.execute(f"DELETE FROM {REGISTRY} WHERE period = %s", [period])
+        return
+    cursor.execute(
+        f"UPDATE {REGISTRY} SET layout = %s, build_layout = NULL, build_after_ts = NULL, build_after_id = NULL"
+        " WHERE period = %s",
+        [LAYOUT, period],
+    )
+
+
+def periods_in(cursor, start_s: float | None, end_s: float | None) -> list[int]:
+    return _periods(cursor, start_s, end_s)
+
+
+def periods_outdated(cursor) -> list[int]:
+    cursor.execute(f"SELECT period FROM {REGISTRY} WHERE layout < %s ORDER BY period", [LAYOUT])
+    return [row[0] for row in cursor.fetchall()]
