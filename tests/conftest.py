@@ -17,13 +17,13 @@ from search.vectors import vectors_release
 
 
 def pytest_collection_modifyitems(config, items):
-    """On PostgreSQL (DATABASE_URL), tests marked sqlite_only are deselected, said in the summary."""
+    """Tests marked sqlite_only are deselected on PostgreSQL (DATABASE_URL), tests marked
+    postgresql_only on SQLite; the summary counts them."""
     from django.db import connection
 
-    if connection.vendor == "sqlite":
-        return
-    kept = [item for item in items if item.get_closest_marker("sqlite_only") is None]
-    if dropped := [item for item in items if item.get_closest_marker("sqlite_only") is not None]:
+    other = "postgresql_only" if connection.vendor == "sqlite" else "sqlite_only"
+    kept = [item for item in items if item.get_closest_marker(other) is None]
+    if dropped := [item for item in items if item.get_closest_marker(other) is not None]:
         config.hook.pytest_deselected(items=dropped)
         items[:] = kept
 
