@@ -54,3 +54,16 @@ class AgentToolCall(models.Model):
 
     def __str__(self) -> str:
         return f"{self.tool}: {self.command[:60]}"
+
+
+class AgentSlot(models.Model):
+    """The one agent question in progress across every web process that shares this database
+    (several servers, or several machines): which process holds it, and when it last said it
+    still does. One row (pk 1); a holder silent for AGENT_SLOT_STALE_S (its process died) no longer
+    holds it."""
+
+    holder = models.CharField(max_length=200, blank=True, default="")
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"agent slot ({self.holder or 'free'})"

@@ -14,29 +14,33 @@ of them is not shown as a finding: the frames the searches returned are listed i
 
 The watchdogs: no event AGENT_TURN_START_TIMEOUT_S after the question, or a turn longer than
 AGENT_TURN_TIMEOUT_S: the turn is aborted (Pi's abort; Pi is killed and restarted when it does
-not stop) and the user is told. One turn at a time per web process: a second question meanwhile
-gets 409."""
+not stop) and the user is told. One turn at a time: a second question meanwhile gets 409, whichever
+web process it reaches (each runs its own Pi; they share the turn through AgentSlot in the
+database)."""
 
 import logging
 import os
 import queue
 import re
+import socket
 import threading
+import uuid
 import time
 import weakref
 from collections.abc import Iterator
-from datetime import datetime
+from datetime import datetime, timedelta
 from datetime import timezone as dt_timezone
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connections, transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from agent_bridge.events import AgentEnd, AutoRetryEnd, AutoRetryStart, MessageStart, PiEvent, Response, ToolEnd, ToolStart
 from agent_bridge.manager import AgentManager, ProcessExited
-from agent_bridge.models import AgentToolCall, AgentTurn, TurnStatus
+from agent_bridge.models import AgentSlot, AgentToolCall, AgentTurn, TurnStatus
 from agent_bridge.process import AgentUnavailable, PiSetup, conversation_files_remove, pi_binary
 from agent_bridge.prompts import agent_question, agent_system_prompt
 from chat.citations import ValidatedAnswer, citations_unlink, citations_validate
@@ -281,6 +285,46 @@ def _nothing_supported(text: str, validated: ValidatedAnswer, failed: list[str])
     return "\n\n".join(lines)
 
 
+# The one turn across web processes (AgentSlot): who this process is, how often a turn says it is
+# still running, and how long a holder may stay silent before its slot is taken (its process died).
+_HOLDER = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+SLOT_BEAT_S = 5.0
+SLOT_STALE_S = 30.0
+
+
+def _slot_claim() -> bool:
+    """Take the turn for this process unless another process holds it (and said so lately)."""
+    now = timezone.now()
+    free = Q(holder="") | Q(holder=_HOLDER) | Q(heartbeat_at__isnull=True) | Q(heartbeat_at__lt=now - timedelta(seconds=SLOT_STALE_S))
+    if AgentSlot.objects.filter(free, pk=1).update(holder=_HOLDER, heartbeat_at=now):
+        return True
+    if not AgentSlot.objects.filter(pk=1).exists():  # a database made without the migration's row
+        AgentSlot.objects.bulk_create([AgentSlot(pk=1)], ignore_conflicts=True)
+        return bool(AgentSlot.objects.filter(free, pk=1).update(holder=_HOLDER, heartbeat_at=now))
+    return False
+
+
+def _slot_beat() -> None:
+    AgentSlot.objects.filter(pk=1, holder=_HOLDER).update(heartbeat_at=timezone.now())
+
+
+def _slot_release() -> None:
+    """Give the turn back (from a thread of its own: a release may come from a garbage collection
+    anywhere, an event loop's thread included, where Django refuses database calls)."""
+
+    def release() -> None:
+        try:
+            AgentSlot.objects.filter(pk=1, holder=_HOLDER).update(holder="", heartbeat_at=None)
+        except Exception:  # noqa: BLE001 (the slot goes stale by itself)
+            logger.warning("Could not give the agent's turn back; it is free again in %.0f s", SLOT_STALE_S, exc_info=True)
+        finally:
+            connections.close_all()
+
+    thread = threading.Thread(target=release, name="agent-slot-release", daemon=True)
+    thread.start()
+    thread.join(timeout=10)
+
+
 def agent_answer_stream(query: ChatQuery) -> Iterator[tuple[str, dict]]:
     """The chat's agent mode: checked now (a clear 503 or 409 before anything is stored), then
     the turn's events."""
@@ -288,9 +332,24 @@ def agent_answer_stream(query: ChatQuery) -> Iterator[tuple[str, dict]]:
     if reason:
         raise ApplicationError(reason, status_code=503)
     try:
-        release = agent_manager().turn_claim()
+        release_here = agent_manager().turn_claim()
     except AgentUnavailable as exc:
         raise ApplicationError(exc.message, status_code=exc.status_code) from exc
+    if not _slot_claim():
+        release_here()
+        raise ApplicationError(
+            "The agent is still answering another question (asked through another MyRecall server). "
+            "Wait for it to finish, or stop it with Abort, then ask again.",
+            status_code=409,
+        )
+    released = threading.Event()
+
+    def release() -> None:
+        if not released.is_set():
+            released.set()
+            release_here()
+            _slot_release()
+
     events = _turn_events(query, release)
     weakref.finalize(events, release)  # a turn that never runs gives the agent back too
     return events
@@ -434,7 +493,11 @@ def _follow(query: ChatQuery, turn: AgentTurn, events: queue.Queue, started: flo
     last_write = 0.0
     manager = agent_manager()
     aborts = 0  # the user's aborts sent from here: 1 before Pi showed this run begun, 2 once it had
+    last_beat = time.monotonic()
     while True:
+        if time.monotonic() - last_beat >= SLOT_BEAT_S:  # still answering: the other servers wait
+            _slot_beat()
+            last_beat = time.monotonic()
         if manager.cancelled == turn.id and (aborts == 0 or (aborts == 1 and seen_event)):
             # The user's abort may have come before Pi began this run (Pi ignores an abort then): it
             # is sent again from here, and once more when the run's first event shows it began.

@@ -93,3 +93,37 @@ def test_deleting_a_frame_an_older_agent_answers_search_returned_erases_it_its_c
     whole.refresh_from_db()
     assert whole.content == "You bought oat milk." and AgentToolCall.objects.get(turn__message=whole).result == f"text of frame {kept}"
     assert not conversation.exists()
+
+
+def test_a_question_while_another_server_answers_one_gets_409_before_anything_is_stored(api, settings):
+    # Another web process (another machine on the same database) holds the one turn and said so just now.
+    from django.utils import timezone
+
+    from agent_bridge.models import AgentSlot
+
+    settings.LLM_BASE_URL, settings.LLM_MODEL = "http://127.0.0.1:9/v1", "m"
+    assert agent_unready_reason() is None  # Pi is installed: only the slot stops the question
+    AgentSlot.objects.update_or_create(pk=1, defaults={"holder": "other-host:4242:abcd", "heartbeat_at": timezone.now()})
+    response = api.post("/api/v1/chat", {"message": "hi", "mode": "agent"}, content_type="application/json")
+    assert response.status_code == 409 and "another MyRecall server" in response.json()["message"]
+    assert not ChatMessage.objects.exists() and not AgentTurn.objects.exists()
+    assert AgentSlot.objects.get(pk=1).holder == "other-host:4242:abcd"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_turn_of_a_server_that_went_silent_is_taken_and_given_back():
+    from django.utils import timezone
+
+    from agent_bridge import services
+    from agent_bridge.models import AgentSlot
+
+    AgentSlot.objects.all().delete()  # a database whose row went missing: made again
+    assert services._slot_claim()
+    assert AgentSlot.objects.get(pk=1).holder == services._HOLDER
+    services._slot_release()
+    assert AgentSlot.objects.get(pk=1).holder == ""
+    silent = timezone.now() - timedelta(seconds=services.SLOT_STALE_S + 1)
+    AgentSlot.objects.filter(pk=1).update(holder="dead-host:1:0000", heartbeat_at=silent)
+    assert services._slot_claim()  # its process died mid-turn: the slot is taken over
+    AgentSlot.objects.filter(pk=1).update(holder="live-host:1:0000", heartbeat_at=timezone.now())
+    assert not services._slot_claim()
