@@ -14,7 +14,9 @@ class SearchConfig(AppConfig):
         from search.status import index_lag_notice, index_layout_note, vectors_migration_notice, vectors_note
         from search.vectors import vector_server_answering, vector_server_command
         from myrecall.archive import memory_restored
+        from myrecall.moving import memory_moved
         from search.services import (
+            indexes_build_on_moved,
             frame_index_on_text_ready,
             frames_reindex_on_context_changed,
             frames_unindex_on_deleting,
@@ -29,6 +31,7 @@ class SearchConfig(AppConfig):
         frames_deleted.connect(frames_vectors_on_deleted, dispatch_uid="search.frames_vectors_remove")
         frames_erasing.connect(keyword_index_erase_on_erasing, dispatch_uid="search.keyword_index_erase")
         memory_restored.connect(vectors_owed_on_restore, dispatch_uid="search.vectors_owed_on_restore")
+        memory_moved.connect(indexes_build_on_moved, dispatch_uid="search.indexes_build_on_moved")
         worker_startup_register(index_layout_note)
         worker_startup_register(tasks.embedder_ready_line)
         worker_startup_register(tasks.vectors_lost_requeue)

@@ -62,6 +62,33 @@ def vectors_owed_on_restore(sender, **kwargs) -> None:
     vectors_rebuild_mark()
 
 
+def indexes_build_on_moved(sender, *, source_dir, progress=None, **kwargs) -> dict:
+    """memory_moved (the frames of an embedded data dir were copied into this database): the
+    keyword index is built for every frame (the old one is SQLite's own), week by week, each
+    resumable; the vector index is copied from the old data dir's files, or, when they are not
+    there, every frame is owed to it again (the worker embeds them; keyword search answers
+    meanwhile)."""
+    from search.status import index_periods
+
+    periods = index_periods()
+    left = {period: fts_rebuild_begin(period=period) for period in periods}
+    bar = progress("build the keyword index", sum(left.values())) if progress and left else None
+    indexed = 0
+    for period in periods:
+        while count := fts_rebuild_batch(period=period):
+            indexed += count
+            if bar is not None:
+                bar.update(count)
+        fts_rebuild_finish(period=period)
+    if bar is not None:
+        bar.close()
+    copied = vectors_store.vectors_copy_from(source_dir, progress=progress)
+    owed = 0
+    if not copied and FrameVectors.objects.filter(status=VectorStatus.DONE).exists():
+        owed = vectors_rebuild_mark()
+    return {"keyword_index_frames": indexed, "vectors_copied": copied, "frames_owed_to_vectors": owed}
+
+
 def frames_unindex_on_deleting(sender, *, frames, **kwargs) -> dict:
     """frames_deleting: remove the frames' keyword index rows, and the words of the vocabulary
     that only they held, in the transaction that deletes them."""

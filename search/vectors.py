@@ -836,3 +836,60 @@ def vectors_health() -> tuple[bool, str]:
     except VectorError as exc:
         return False, str(exc)
     return True, "ok"
+
+
+COPY_BATCH = 2000
+
+
+def vectors_copy_from(source: Path, *, progress=None) -> int:
+    """Copy the vector index kept in another data dir's files (`source`, its `chroma` folder: an
+    embedded MyRecall, stopped) into the index this process writes to (CHROMA_URL's server, or
+    this data dir's), collection by collection, with the same names, metadata and entries. Entries
+    already there are written again: a copy that stopped can be run again. Returns how
+    many entries were copied; raises VectorError when either index cannot be read or written."""
+    path = Path(source) / "chroma" / "db"
+    if not path.exists():
+        return 0
+    import chromadb
+
+    _lock_take(path.parent)  # no MyRecall may have these files open meanwhile
+    try:
+        old = chromadb.PersistentClient(path=str(path), settings=_settings())
+    except Exception as exc:
+        raise VectorError(f"the vector index in {path} cannot be opened ({exc})") from exc
+    names = sorted(item if isinstance(item, str) else item.name for item in old.list_collections())
+    collections = [old.get_collection(name, embedding_function=None) for name in names if name.startswith("mr-")]
+    total = sum(collection.count() for collection in collections)
+    bar = progress("copy the vector index", total) if progress and total else None
+    copied = 0
+    try:
+        for collection in collections:
+            metadata = dict(collection.metadata or {})
+
+            def write(client, name=collection.name, metadata=metadata):
+                return client.get_or_create_collection(name, metadata=metadata, embedding_function=None)
+
+            target = _call("copy", write, write=True)
+            at = 0
+            while True:
+                got = collection.get(include=["embeddings", "metadatas"], limit=COPY_BATCH, offset=at)
+                if not got["ids"]:
+                    break
+                metadatas = [{"frame_id": int(m["frame_id"])} for m in got["metadatas"]]  # the one key read
+                def put(client, got=got, metadatas=metadatas):
+                    target.delete(ids=got["ids"])  # written again: add refuses ids it has
+                    target.add(ids=got["ids"], embeddings=got["embeddings"], metadatas=metadatas)
+
+                _call("copy", put, write=True)
+                at += len(got["ids"])
+                copied += len(got["ids"])
+                if bar is not None:
+                    bar.update(len(got["ids"]))
+        _forget_collections()
+    finally:
+        if bar is not None:
+            bar.close()
+        handle = _lock_files.pop(str(path.parent), None)
+        if handle is not None:
+            handle.close()
+    return copied

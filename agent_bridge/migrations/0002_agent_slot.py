@@ -4,7 +4,7 @@ from django.db import migrations, models
 
 
 def slot_make(apps, schema_editor):
-    apps.get_model("agent_bridge", "AgentSlot").objects.get_or_create(pk=1)
+    apps.get_model("agent_bridge", "AgentSlot").objects.using(schema_editor.connection.alias).get_or_create(pk=1)
 
 
 class Migration(migrations.Migration):

@@ -16,12 +16,13 @@ KEEP_S = 3600  # frames.services.SIGNATURE_KEEP_S when this was written
 
 
 def signatures_copy(apps, schema_editor):
+    db = schema_editor.connection.alias
     Frame = apps.get_model("frames", "Frame")
     FrameSignature = apps.get_model("frames", "FrameSignature")
-    newest = Frame.objects.values("device_name").annotate(newest=Max("timestamp")).values_list("device_name", "newest")
+    newest = Frame.objects.using(db).values("device_name").annotate(newest=Max("timestamp")).values_list("device_name", "newest")
     for device_name, moment in newest:
-        rows = Frame.objects.filter(device_name=device_name, timestamp__gte=moment - timedelta(seconds=KEEP_S)).exclude(phash=b"")
-        FrameSignature.objects.bulk_create(
+        rows = Frame.objects.using(db).filter(device_name=device_name, timestamp__gte=moment - timedelta(seconds=KEEP_S)).exclude(phash=b"")
+        FrameSignature.objects.using(db).bulk_create(
             [
                 FrameSignature(frame_id=frame_id, device_name=device_name, timestamp=at, phash=hash_pack(bytes(phash)))
                 for frame_id, at, phash in rows.values_list("id", "timestamp", "phash").iterator(chunk_size=2000)
@@ -32,10 +33,11 @@ def signatures_copy(apps, schema_editor):
 
 def signatures_restore(apps, schema_editor):
     """Back: the frames whose signature was kept get it again (the others an empty one)."""
+    db = schema_editor.connection.alias
     Frame = apps.get_model("frames", "Frame")
     FrameSignature = apps.get_model("frames", "FrameSignature")
-    for frame_id, phash in FrameSignature.objects.values_list("frame_id", "phash").iterator(chunk_size=2000):
-        Frame.objects.filter(id=frame_id).update(phash=phash)
+    for frame_id, phash in FrameSignature.objects.using(db).values_list("frame_id", "phash").iterator(chunk_size=2000):
+        Frame.objects.using(db).filter(id=frame_id).update(phash=phash)
 
 
 class Migration(migrations.Migration):

@@ -1,0 +1,44 @@
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+from django.db import connection
+from tqdm import tqdm
+
+from myrecall.errors import ApplicationError
+from myrecall.moving import memory_move
+
+
+class Command(BaseCommand):
+    help = (
+        "Copy the memory of an embedded MyRecall data dir (its SQLite database, frame images and vector index) "
+        "into the database, image storage and vector index this command is configured with (DATABASE_URL, "
+        "MYRECALL_IMAGES_DIR, CHROMA_URL): the move from one machine to several. Stop MyRecall on the old data dir "
+        "first. It can be stopped and run again: it goes on where it stopped."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("source", type=Path, help="the old data dir (MYRECALL_DATA_DIR of the embedded MyRecall)")
+
+    def handle(self, *args, source: Path, **options):
+        if connection.vendor == "sqlite":
+            self.stderr.write(
+                "Note: DATABASE_URL is not set, so this copies into another SQLite database "
+                "(set DATABASE_URL=postgres://... to copy into PostgreSQL)."
+            )
+
+        def progress(what: str, total: int):
+            return tqdm(total=total, desc=what, unit="row" if what.startswith("copy ") else "frame", disable=None, mininterval=1)
+
+        try:
+            report = memory_move(source_dir=source, progress=progress)
+        except ApplicationError as exc:
+            raise CommandError(exc.message) from None
+        copied = sum(report.tables.values())
+        earlier = sum(report.skipped.values())
+        self.stdout.write(
+            f"Copied {copied:,} rows from {source}"
+            + (f" ({earlier:,} were copied by an earlier run)" if earlier else "")
+            + "; "
+            + ", ".join(f"{name.replace('_', ' ')}: {value:,}" for name, value in report.finished.items())
+            + "."
+        )
