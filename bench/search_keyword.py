@@ -14,16 +14,28 @@ beside what exact word matching alone (the index before compound parts and
 prefixes) finds. Last, times a new connection (one per request under ASGI) with
 the index in 52, 156 and 520 partitions. Prints figures, asserts nothing.
 
+With --database sqlite,postgres, each size is built and timed on each database in turn, with the
+same corpus, queries and ranges (the same seed and start time), each in a child process of this
+script (Django reads its database once per process), and a table puts PostgreSQL beside SQLite at
+the end. PostgreSQL is a server of the bench's own (bench.pg: initdb in a temp dir, the settings it
+prints); on it the database is a fresh schema per size made by the app's migrations, loaded with
+the same rows (the keyword index through search.keyword_index's rows_write), then VACUUM ANALYZE
+(what autovacuum would do after a bulk load) and pg_prewarm before timing. The time of a new
+connection with many partitions is SQLite's alone.
+
     .venv/bin/python bench/search_keyword.py --sizes 100000,1000000 --queries 200
     .venv/bin/python bench/search_keyword.py --sizes 1000000 --rank-max 8000 --connections ""
+    .venv/bin/python bench/search_keyword.py --sizes 1000000 --queries 200 --database sqlite,postgres
 """
 
 import argparse
+import json
 import os
 import random
 import re
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -287,11 +299,18 @@ def bench_data_dir(name: str, *, keep: bool, show_load: bool = True) -> Iterator
 
 
 def database_create() -> None:
-    """A fresh database file, created by the app's own migrations."""
+    """A fresh database file (on PostgreSQL, a fresh schema), created by the app's own migrations."""
     from django.conf import settings
     from django.core.management import call_command
     from django.db import connection
 
+    if connection.vendor == "postgresql":
+        from bench.pg import schema_reset
+
+        own_postgres_check()
+        schema_reset()
+        call_command("migrate", verbosity=0)
+        return
     connection.close()
     name = Path(settings.DATABASES["default"]["NAME"])
     for path in name.parent.glob(name.name + "*"):
@@ -327,17 +346,23 @@ def ocr_text_read(stored) -> str:
 
 
 def rows_write(*, frame_sql: str, frames: list[tuple], ocr_sql: str, ocrs: list[tuple], fts: list[tuple]) -> None:
-    """Insert a batch of frames, their OCR rows and their index rows in one transaction, then empty the lists."""
+    """Insert a batch of frames, their OCR rows and their index rows in one transaction, then empty the lists.
+    The SQL has ? placeholders (SQLite's); on PostgreSQL they become psycopg's %s."""
     from django.db import connection, transaction
 
-    from search.fts import index_rows_write
+    from search.keyword_index import keyword_index
 
     with transaction.atomic():
         raw = connection.connection
-        raw.executemany(frame_sql, frames)
-        raw.executemany(ocr_sql, ocrs)
+        if connection.vendor == "postgresql":
+            with raw.cursor() as cursor:
+                cursor.executemany(frame_sql.replace("?", "%s"), frames)
+                cursor.executemany(ocr_sql.replace("?", "%s"), ocrs)
+        else:
+            raw.executemany(frame_sql, frames)
+            raw.executemany(ocr_sql, ocrs)
         with connection.cursor() as cursor:
-            index_rows_write(cursor, fts)
+            keyword_index().rows_write(cursor, fts)
     frames.clear()
     ocrs.clear()
     fts.clear()
@@ -349,7 +374,7 @@ def frames_generate(*, size: int, t0: float, seed: int, timestamps: np.ndarray |
     from django.db import connection
 
     from frames.text import text_languages
-    from search.fts import index_row
+    from search.keyword_base import index_row
 
     adapt = connection.ops.adapt_datetimefield_value
     rng = np.random.default_rng(seed)
@@ -383,14 +408,30 @@ def frames_generate(*, size: int, t0: float, seed: int, timestamps: np.ndarray |
         flush()
     with connection.cursor() as cursor:
         signatures_write(cursor)
-        cursor.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        if connection.vendor == "postgresql":
+            from bench.pg import sequences_reset
+
+            sequences_reset(["frames_frame"])  # the ids were given: the app's next frame follows them
+        else:
+            cursor.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     return time.perf_counter() - started
 
 
 def signatures_write(cursor) -> None:
     """The screen signatures the app keeps: those of each device's frames within SIGNATURE_KEEP_S of its newest."""
+    from django.db import connection
+
     from frames.services import SIGNATURE_KEEP_S
 
+    if connection.vendor == "postgresql":
+        cursor.execute(
+            "INSERT INTO frames_framesignature (frame_id, device_name, timestamp, phash) "
+            "SELECT f.id, f.device_name, f.timestamp, %s FROM frames_frame f JOIN "
+            "(SELECT device_name, max(timestamp) AS newest FROM frames_frame GROUP BY device_name) d ON d.device_name = f.device_name "
+            "WHERE f.timestamp >= d.newest - make_interval(secs => %s) ON CONFLICT DO NOTHING",
+            [PHASH, SIGNATURE_KEEP_S],
+        )
+        return
     cursor.execute(
         "INSERT OR IGNORE INTO frames_framesignature (frame_id, device_name, timestamp, phash) "
         "SELECT f.id, f.device_name, f.timestamp, %s FROM frames_frame f JOIN "
@@ -406,6 +447,40 @@ def sizes_on_disk() -> dict[str, int]:
     with connection.cursor() as cursor:
         cursor.execute("SELECT name, sum(pgsize) FROM dbstat GROUP BY name")
         return dict(cursor.fetchall())
+
+
+# The parts of a database compared across engines, by the tables they are made of (indexes included).
+BYTE_PARTS = ("keyword index", "keyword vocabulary", "OCR rows", "frames", "screen signatures", "total database")
+
+
+def bytes_by_part() -> dict[str, int]:
+    """Bytes of each of BYTE_PARTS, each table with its indexes (and TOAST on PostgreSQL): the
+    keyword index is SQLite's search_fts_* tables (FTS5's shadow tables) or PostgreSQL's search_kw_*
+    partitions (GIN and b-tree included); the total is the file (after a checkpoint) or
+    pg_database_size."""
+    from django.conf import settings
+    from django.db import connection
+
+    if connection.vendor == "postgresql":
+        from bench.pg import database_bytes, relation_bytes
+
+        tables, total, keyword = relation_bytes(), database_bytes(), "search_kw_"
+    else:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT coalesce(s.tbl_name, d.name), sum(d.pgsize) FROM dbstat d "
+                "LEFT JOIN sqlite_schema s ON s.name = d.name GROUP BY 1"
+            )
+            tables = dict(cursor.fetchall())
+        total, keyword = Path(settings.DATABASES["default"]["NAME"]).stat().st_size, "search_fts_"
+    return {
+        "keyword index": sum(v for k, v in tables.items() if k.startswith(keyword)),
+        "keyword vocabulary": sum(v for k, v in tables.items() if k.startswith("search_vocab")),
+        "OCR rows": tables.get("frames_ocrresult", 0),
+        "frames": tables.get("frames_frame", 0),
+        "screen signatures": tables.get("frames_framesignature", 0),
+        "total database": total,
+    }
 
 
 @dataclass
@@ -498,9 +573,11 @@ def recall_measure(cases: list[RecallCase]) -> tuple[float, float]:
     from django.db import connection
 
     from search.filters import Filters
-    from search.fts import SYNTAX, partition_get, period_of, time_ms
     from search.keyword import keyword_query, search_keyword
+    from search.keyword_base import period_of, time_ms
+    from search.keyword_index import keyword_index
 
+    index = keyword_index()
     now = before = 0
     with connection.cursor() as cursor:
         for case in cases:
@@ -509,11 +586,19 @@ def recall_measure(cases: list[RecallCase]) -> tuple[float, float]:
                 limit=100, offset=0,
             )
             now += case.frame_id in {hit.frame_id for hit in hits}
-            partition = partition_get(cursor, period_of(time_ms(case.timestamp)))
-            cursor.execute(
-                f"SELECT count(*) FROM {partition.table} WHERE {partition.table} MATCH %s AND frame_id = %s",
-                [keyword_query(case.q).strict(SYNTAX), case.frame_id],
-            )
+            strict = keyword_query(case.q).strict(index.SYNTAX)
+            period = period_of(time_ms(case.timestamp))
+            if connection.vendor == "postgresql":
+                cursor.execute(
+                    f"SELECT count(*) FROM {index.partition_table(period)} WHERE doc @@ %s::tsquery AND frame_id = %s",
+                    [strict, case.frame_id],
+                )
+            else:
+                partition = index.partition_get(cursor, period)
+                cursor.execute(
+                    f"SELECT count(*) FROM {partition.table} WHERE {partition.table} MATCH %s AND frame_id = %s",
+                    [strict, case.frame_id],
+                )
             before += cursor.fetchone()[0]
     return now / len(cases), before / len(cases)
 
@@ -585,7 +670,8 @@ def file_read(path: Path) -> None:
 
 
 def plan_print(q: str, start: float) -> None:
-    """EXPLAIN QUERY PLAN of the statements one search runs, to show FTS5 takes the rowid range."""
+    """EXPLAIN QUERY PLAN of the statements one search runs, to show FTS5 takes the rowid range
+    (on PostgreSQL, EXPLAIN: the GIN index of one week's partition, the time as an index condition)."""
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
@@ -596,22 +682,103 @@ def plan_print(q: str, start: float) -> None:
         search_keyword(q=q, filters=Filters(start_time=start, end_time=start + DAY), limit=20, offset=0)
     print(f"\nquery plans for q={q!r}:")
     with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            for query in captured.captured_queries:
+                if not query["sql"].lstrip().upper().startswith("SELECT"):
+                    continue
+                cursor.execute("EXPLAIN " + query["sql"])
+                steps = "\n        ".join(row[0] for row in cursor.fetchall())
+                print(f"  {query['sql'][:100]}...\n        {steps}")
+            return
         for query in captured.captured_queries:
             cursor.execute("EXPLAIN QUERY PLAN " + query["sql"])
             steps = "; ".join(row[-1] for row in cursor.fetchall())
             print(f"  {query['sql'][:60]}...\n      {steps}")
 
 
-def size_run(*, size: int, n_queries: int, seed: int) -> None:
+def size_run(*, size: int, n_queries: int, seed: int, t0: float | None = None) -> dict:
+    """Build, load and time one size on the database in use; prints as it goes and returns the
+    figures (for the table of engines side by side)."""
+    from django.conf import settings
+    from django.db import connection
+
+    postgres = connection.vendor == "postgresql"
+    cap_default = settings.SEARCH_RANK_MAX
+    database_create()
+    if t0 is None:
+        t0 = time.time() - SPAN_DAYS * DAY
+    elapsed = frames_generate(size=size, t0=t0, seed=seed)
+    figures: dict = {"database": "PostgreSQL" if postgres else "SQLite", "size": size, "queries": n_queries,
+                     "load_frames_per_s": size / elapsed, "capped": {}, "every": {}, "recall": {}}
+    if postgres:
+        size_report_postgres(size=size, elapsed=elapsed, figures=figures)
+    else:
+        size_report_sqlite(size=size, elapsed=elapsed)
+    figures["bytes"] = bytes_by_part()
+
+    corpus = Corpus(seed)
+    sets = query_sets(corpus, n_queries, t0=t0, seed=seed + 3)
+    if postgres:
+        from bench.pg import prewarm
+
+        print(f"pg_prewarm of every table and index: {prewarm():.1f} s")
+    else:
+        file_read(Path(settings.DATABASES["default"]["NAME"]))
+    selector_time(sets[0].queries[:20], sets[1].ranges[:20], "warm-up")
+    plan_print(sets[0].queries[0], t0 + DAY)
+    rng = random.Random(seed + 5)
+    cases = recall_cases(rng, n_queries)
+    print(f"\nrecall on words the frame shows, {n_queries} each (frame found in a 1-second range; before = exact words only):")
+    for kind, kind_cases in cases.items():
+        now, before = recall_measure(kind_cases)
+        figures["recall"][kind] = [now, before]
+        print(f"  {kind:22} now {now:6.1%}   before {before:6.1%}   e.g. {', '.join(c.q for c in kind_cases[:4])}")
+        day_ranges = [(c.timestamp - rng.uniform(0, DAY), 0.0) for c in kind_cases]
+        sets.append(QuerySet(f"new: {kind}", [c.q for c in kind_cases], [(a, a + DAY) for a, _ in day_ranges]))
+
+    for cap in dict.fromkeys([settings.SEARCH_RANK_MAX, 0]):
+        settings.SEARCH_RANK_MAX = cap
+        into = figures["every" if cap == 0 else "capped"]
+        if cap:
+            figures["cap"] = cap
+        label = f"SEARCH_RANK_MAX {cap:,} (only the newest {cap:,} matches of a tier ranked)" if cap else "every match ranked (SEARCH_RANK_MAX 0)"
+        print(f"\nsearch_keyword, 1-day range, limit 20, {n_queries} queries each, {label}:")
+        print(f"  {'queries':40} {'p50 ms':>8} {'p95 ms':>8} {'max ms':>8} {'p95 CPU':>8} {'median hits':>12}")
+        all_times = []
+        for qs in sets:
+            times, cpu_times, totals = selector_time(qs.queries, qs.ranges, qs.label)
+            all_times += times
+            p50, p95, worst = percentiles(times)
+            _, cpu95, _ = percentiles(cpu_times)
+            into[qs.label] = [p50, p95, statistics.median(totals)]
+            print(f"  {qs.label:40} {p50:8.1f} {p95:8.1f} {worst:8.1f} {cpu95:8.1f} {statistics.median(totals):12,.0f}")
+        p50, p95, _ = percentiles(all_times)
+        into[ALL_LABEL] = [p50, p95, None]
+        print(f"  {'all of the above':40} {p50:8.1f} {p95:8.1f}")
+    settings.SEARCH_RANK_MAX = cap_default
+
+    share = max(1, n_queries // 5)
+    mixed = [q for qs in sets[:5] for q in qs.queries[:share]]
+    ranges = [r for qs in sets[:5] for r in qs.ranges[:share]]
+    direct, _, _ = selector_time(mixed, ranges, "selector, mixed")
+    http = api_time(mixed, ranges)
+    d50, d95, _ = percentiles(direct)
+    h50, h95, _ = percentiles(http)
+    figures["selector_mixed"], figures["api"], figures["api_queries"] = [d50, d95], [h50, h95], len(mixed)
+    print(f"\nsame {len(mixed)} mixed queries (first five sets): selector p50 {d50:.1f} / p95 {d95:.1f} ms, "
+          f"GET /api/v1/search p50 {h50:.1f} / p95 {h95:.1f} ms (API overhead about {h50 - d50:.1f} ms)")
+    return figures
+
+
+ALL_LABEL = "all of the above"
+
+
+def size_report_sqlite(*, size: int, elapsed: float) -> None:
     from django.conf import settings
     from django.db import connection
 
     from search.fts import PARTITION_DAYS, PREFIX, partitions_all
 
-    cap_default = settings.SEARCH_RANK_MAX
-    database_create()
-    t0 = time.time() - SPAN_DAYS * DAY
-    elapsed = frames_generate(size=size, t0=t0, seed=seed)
     db_file = Path(settings.DATABASES["default"]["NAME"])
     disk = sizes_on_disk()
     index = sum(v for k, v in disk.items() if k.startswith(PREFIX) and k.endswith(("_data", "_idx")))
@@ -628,45 +795,38 @@ def size_run(*, size: int, n_queries: int, seed: int) -> None:
     print(f"  partitions: {partitions} of {PARTITION_DAYS} days ({size / partitions:,.0f} frames each on average)")
     print(f"  OCR text (frames_ocrresult, text packed as the app stores it, lines '[]'): {ocr / size:,.0f} B/frame")
 
-    corpus = Corpus(seed)
-    sets = query_sets(corpus, n_queries, t0=t0, seed=seed + 3)
-    file_read(db_file)
-    selector_time(sets[0].queries[:20], sets[1].ranges[:20], "warm-up")
-    plan_print(sets[0].queries[0], t0 + DAY)
-    rng = random.Random(seed + 5)
-    cases = recall_cases(rng, n_queries)
-    print(f"\nrecall on words the frame shows, {n_queries} each (frame found in a 1-second range; before = exact words only):")
-    for kind, kind_cases in cases.items():
-        now, before = recall_measure(kind_cases)
-        print(f"  {kind:22} now {now:6.1%}   before {before:6.1%}   e.g. {', '.join(c.q for c in kind_cases[:4])}")
-        day_ranges = [(c.timestamp - rng.uniform(0, DAY), 0.0) for c in kind_cases]
-        sets.append(QuerySet(f"new: {kind}", [c.q for c in kind_cases], [(a, a + DAY) for a, _ in day_ranges]))
 
-    for cap in dict.fromkeys([settings.SEARCH_RANK_MAX, 0]):
-        settings.SEARCH_RANK_MAX = cap
-        label = f"SEARCH_RANK_MAX {cap:,} (only the newest {cap:,} matches of a tier ranked)" if cap else "every match ranked (SEARCH_RANK_MAX 0)"
-        print(f"\nsearch_keyword, 1-day range, limit 20, {n_queries} queries each, {label}:")
-        print(f"  {'queries':40} {'p50 ms':>8} {'p95 ms':>8} {'max ms':>8} {'p95 CPU':>8} {'median hits':>12}")
-        all_times = []
-        for qs in sets:
-            times, cpu_times, totals = selector_time(qs.queries, qs.ranges, qs.label)
-            all_times += times
-            p50, p95, worst = percentiles(times)
-            _, cpu95, _ = percentiles(cpu_times)
-            print(f"  {qs.label:40} {p50:8.1f} {p95:8.1f} {worst:8.1f} {cpu95:8.1f} {statistics.median(totals):12,.0f}")
-        p50, p95, _ = percentiles(all_times)
-        print(f"  {'all of the above':40} {p50:8.1f} {p95:8.1f}")
-    settings.SEARCH_RANK_MAX = cap_default
+def size_report_postgres(*, size: int, elapsed: float, figures: dict) -> None:
+    """What the load made on PostgreSQL, after VACUUM ANALYZE."""
+    from django.db import connection
 
-    share = max(1, n_queries // 5)
-    mixed = [q for qs in sets[:5] for q in qs.queries[:share]]
-    ranges = [r for qs in sets[:5] for r in qs.ranges[:share]]
-    direct, _, _ = selector_time(mixed, ranges, "selector, mixed")
-    http = api_time(mixed, ranges)
-    d50, d95, _ = percentiles(direct)
-    h50, h95, _ = percentiles(http)
-    print(f"\nsame {len(mixed)} mixed queries (first five sets): selector p50 {d50:.1f} / p95 {d95:.1f} ms, "
-          f"GET /api/v1/search p50 {h50:.1f} / p95 {h95:.1f} ms (API overhead about {h50 - d50:.1f} ms)")
+    from bench.pg import database_bytes, index_bytes, relation_bytes, vacuum_analyze
+    from search.keyword_base import PARTITION_DAYS
+    from search.pg_fts import PREFIX, periods_in
+
+    vacuum_s = vacuum_analyze()
+    figures["vacuum_s"] = vacuum_s
+    tables = relation_bytes()
+    total = database_bytes()
+    heap, gin_and_btree = index_bytes(PREFIX)
+    with connection.cursor() as cursor:
+        partitions = len(periods_in(cursor, None, None))
+        cursor.execute(f"SELECT coalesce(sum(pg_relation_size(i.indexrelid)), 0) FROM pg_index i JOIN pg_class c "
+                       f"ON c.oid = i.indexrelid JOIN pg_am a ON a.oid = c.relam JOIN pg_class t ON t.oid = i.indrelid "
+                       f"WHERE a.amname = 'gin' AND t.relname LIKE %s", [PREFIX.replace("_", "\\_") + "%"])
+        gin = int(cursor.fetchone()[0])
+    vocab = sum(v for k, v in tables.items() if k.startswith("search_vocab"))
+    ocr = tables.get("frames_ocrresult", 0)
+
+    print(f"\n== {size:,} frames over {SPAN_DAYS} days ({size / SPAN_DAYS:,.0f} per day), PostgreSQL ==")
+    print(f"generated and indexed in {elapsed:.0f} s ({size / elapsed:,.0f} frames/s); then VACUUM ANALYZE {vacuum_s:.0f} s")
+    print(f"database (pg_database_size) {total / 2**20:,.0f} MiB ({total / size:,.0f} B/frame)")
+    print(f"  keyword index ({PREFIX}* partitions): {(heap + gin_and_btree) / size:,.0f} B/frame "
+          f"({(heap + gin_and_btree) / 2**20:,.0f} MiB): rows (tsvector, TOAST included) {heap / size:,.0f}, "
+          f"GIN {gin / size:,.0f}, other indexes (primary key, time) {(gin_and_btree - gin) / size:,.0f} B/frame")
+    print(f"  vocabulary (search_vocab with its trigram index): {vocab / size:,.0f} B/frame")
+    print(f"  partitions: {partitions} of {PARTITION_DAYS} days ({size / max(partitions, 1):,.0f} frames each on average)")
+    print(f"  OCR text (frames_ocrresult, text packed as the app stores it, lines '[]'): {ocr / size:,.0f} B/frame")
 
 
 def connection_cost(counts: list[int], *, opens: int = 100) -> None:
@@ -694,6 +854,120 @@ def connection_cost(counts: list[int], *, opens: int = 100) -> None:
         print(f"  {partitions:5} partitions ({partitions / 52:4.1f} years of weeks): p50 {p50:.1f} ms, p95 {p95:.1f} ms")
 
 
+DATABASES = {"sqlite": "SQLite", "postgres": "PostgreSQL"}
+GOAL_PG_P95_MS = 40.0  # issue 25: keyword p95 at 1,000,000 frames on PostgreSQL
+# Set by this script for its children on the PostgreSQL server it started: only then may a run drop
+# and make again the schema of the database DATABASE_URL names.
+OWN_SERVER_ENV = "MYRECALL_BENCH_OWN_POSTGRES"
+
+
+def own_postgres_check() -> None:
+    """Refuse to run on a PostgreSQL server this bench did not start (it empties the database)."""
+    from django.db import connection
+
+    if connection.vendor == "postgresql" and os.environ.get(OWN_SERVER_ENV) != "1":
+        raise SystemExit(
+            "DATABASE_URL names PostgreSQL: this bench empties the database it runs on, so it only runs on a server of its "
+            "own (--database postgres starts one). Unset DATABASE_URL for SQLite."
+        )
+
+
+def databases_parse(text: str) -> list[str]:
+    names = [name.strip().lower() for name in text.split(",") if name.strip()]
+    names = ["postgres" if name in ("postgresql", "pg") else name for name in names]
+    if not names or any(name not in DATABASES for name in names):
+        raise SystemExit(f"--database takes a comma-separated list of {', '.join(DATABASES)}; got {text!r}")
+    return list(dict.fromkeys(names))
+
+
+def child_run(*, database: str, argv: list[str], server_url: str | None) -> dict:
+    """This script in a child process on one database (Django reads its database once per process);
+    its output goes to ours, its figures come back through a file."""
+    with tempfile.TemporaryDirectory(prefix="myrecall-bench-figures-") as folder:
+        out = Path(folder) / "figures.json"
+        env = {key: value for key, value in os.environ.items() if key not in ("DATABASE_URL", OWN_SERVER_ENV)}
+        if database == "postgres":
+            env |= {"DATABASE_URL": server_url, OWN_SERVER_ENV: "1"}
+        print(f"\n######## {DATABASES[database]} ########", flush=True)
+        done = subprocess.run([sys.executable, str(Path(__file__).resolve()), *argv, "--figures-out", str(out)], env=env, cwd=REPO)
+        if done.returncode != 0:
+            raise SystemExit(f"the {DATABASES[database]} run failed (exit {done.returncode})")
+        return json.loads(out.read_text())
+
+
+def engines_run(args, databases: list[str]) -> None:
+    """Each size on each database in turn, same corpus, queries and ranges; then the table."""
+    from bench.pg import BenchPostgres, settings_parse
+
+    t0 = time.time() - SPAN_DAYS * DAY
+    sizes = [int(s) for s in args.sizes.split(",")]
+    load_before = os.getloadavg()[0]
+    started = time.time()
+    server = BenchPostgres(settings_parse(args.pg_setting)) if "postgres" in databases else None
+    results: dict[int, dict[str, dict]] = {}
+    try:
+        if server:
+            print(f"PostgreSQL for this run: {server.describe()}", flush=True)
+        for at, size in enumerate(sizes):
+            for database in databases:
+                last_sqlite = database == "sqlite" and at == len(sizes) - 1
+                argv = ["--sizes", str(size), "--queries", str(args.queries), "--seed", str(args.seed), "--t0", repr(t0),
+                        "--connections", args.connections if last_sqlite else ""]
+                if args.rank_max is not None:
+                    argv += ["--rank-max", str(args.rank_max)]
+                if args.keep:
+                    argv.append("--keep")
+                results.setdefault(size, {})[database] = child_run(
+                    database=database, argv=argv, server_url=server.url if server else None
+                )
+    finally:
+        if server:
+            server.stop()
+    print(f"\n==== {' beside '.join(DATABASES[d] for d in reversed(databases))} in the same run ====")
+    print(f"command: {' '.join([Path(sys.executable).name, *sys.argv])}")
+    print(f"{os.cpu_count()} cores; 1-min load average {load_before:.1f} -> {os.getloadavg()[0]:.1f}; "
+          f"{(time.time() - started) / 60:.0f} min")
+    for size, by_database in results.items():
+        side_by_side_print(size, [by_database[d] for d in databases])
+
+
+def side_by_side_print(size: int, runs: list[dict]) -> None:
+    names = [run["database"] for run in runs]
+    first = runs[0]
+    cap = first.get("cap")
+    width = 22
+
+    def cells(values: list) -> str:
+        return "".join(f"{v:>{width}}" for v in values)
+
+    def ms(pair) -> str:
+        return "-" if pair is None else f"{pair[0]:.1f} / {pair[1]:.1f}"
+
+    print(f"\n{size:,} frames over {SPAN_DAYS} days, search_keyword, 1-day range, limit 20, {first['queries']} queries per kind; "
+          f"p50 / p95 ms:")
+    head = [f"{name} capped" for name in names] + [f"{name} all ranked" for name in names]
+    print(f"  {'queries':40}" + cells(head))
+    for label in first["capped"]:
+        row = [ms(run["capped"].get(label)) for run in runs] + [ms(run["every"].get(label)) for run in runs]
+        print(f"  {label:40}" + cells(row))
+    print(f"  (capped: SEARCH_RANK_MAX {cap:,}, only the newest matches of a tier ranked; all ranked: SEARCH_RANK_MAX 0)"
+          if cap else "  (SEARCH_RANK_MAX 0 for both)")
+    for run in runs:
+        if run["database"] == "PostgreSQL" and run["capped"]:
+            p95 = run["capped"][ALL_LABEL][1]
+            print(f"  PostgreSQL, all queries capped: p95 {p95:.1f} ms [goal p95 <= {GOAL_PG_P95_MS:g} ms at 1,000,000 frames: "
+                  f"{'meets goal' if p95 <= GOAL_PG_P95_MS else 'MISSES goal'}{'' if size >= 1_000_000 else ', at this size'}]")
+    print(f"  {'mixed queries (' + str(first['api_queries']) + '), selector':40}" + cells([ms(run["selector_mixed"]) for run in runs]))
+    print(f"  {'the same through GET /api/v1/search':40}" + cells([ms(run["api"]) for run in runs]))
+    print(f"  {'recall, now / exact words only':40}" + cells(names))
+    for kind in first["recall"]:
+        print(f"    {kind:38}" + cells([f"{run['recall'][kind][0]:.0%} / {run['recall'][kind][1]:.0%}" for run in runs]))
+    print(f"  {'bytes per frame':40}" + cells(names))
+    for part in BYTE_PARTS:
+        print(f"    {part:38}" + cells([f"{run['bytes'][part] / size:,.0f}" for run in runs]))
+    print(f"  {'load (generate + index), frames/s':40}" + cells([f"{run['load_frames_per_s']:,.0f}" for run in runs]))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", default="100000,1000000", help="comma-separated frame counts")
@@ -702,17 +976,29 @@ def main() -> None:
     parser.add_argument("--keep", action="store_true", help="keep the temporary data dir and print its path")
     parser.add_argument("--rank-max", type=int, help="override SEARCH_RANK_MAX for the capped run (0 ranks every match)")
     parser.add_argument("--connections", default="52,156,520", help="partition counts to time a new connection at")
+    parser.add_argument("--database", help="comma-separated: sqlite (the default, in this process), postgres (a server of "
+                        "the bench's own); several: each size on each, and a table side by side")
+    parser.add_argument("--pg-setting", action="append", default=[], metavar="NAME=VALUE",
+                        help="a PostgreSQL setting over bench.pg.BENCH_SETTINGS (repeatable)")
+    parser.add_argument("--t0", type=float, help=argparse.SUPPRESS)  # the start of the span, the same for every database
+    parser.add_argument("--figures-out", help=argparse.SUPPRESS)  # a child's figures, as JSON
     args = parser.parse_args()
 
+    if args.database is not None and databases_parse(args.database) != ["sqlite"]:
+        engines_run(args, databases_parse(args.database))
+        return
+    figures = []
     with bench_data_dir("search", keep=args.keep, show_load=False):
         if args.rank_max is not None:
             from django.conf import settings
 
             settings.SEARCH_RANK_MAX = args.rank_max
         for size in (int(s) for s in args.sizes.split(",")):
-            size_run(size=size, n_queries=args.queries, seed=args.seed)
+            figures.append(size_run(size=size, n_queries=args.queries, seed=args.seed, t0=args.t0))
         if args.connections:
             connection_cost([int(c) for c in args.connections.split(",")])
+    if args.figures_out:
+        Path(args.figures_out).write_text(json.dumps(figures[-1]))
 
 
 if __name__ == "__main__":
