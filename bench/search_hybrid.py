@@ -29,12 +29,21 @@ Every vector goes through the real embedded vector server (`manage.py vector_ser
 bench's data dir, found by DATA_DIR/chroma/server.json), as in the app. Prints figures and a
 summary, asserts nothing.
 
+With --database postgres (or sqlite,postgres), each size is built and timed on each database in
+turn, each in a child process of this script (Django reads its database once per process), with
+the same corpus, queries, ranges and vectors; only the SQL side moves (a PostgreSQL server of the
+bench's own, bench.pg, a fresh schema per size, VACUUM ANALYZE after the load); the vector index is
+the local vector server in both. (1) runs in the first child only, (5) in the SQLite one only;
+a table puts the databases side by side at the end.
+
     .venv/bin/python bench/search_hybrid.py --sizes 100000,1000000
     .venv/bin/python bench/search_hybrid.py --sizes 5000 --queries 30 --pool 300 --index-frames 200 --no-memory
+    .venv/bin/python bench/search_hybrid.py --sizes 1000000 --database sqlite,postgres
 """
 
 import argparse
 import ctypes
+import json
 import math
 import os
 import random
@@ -45,6 +54,7 @@ import sqlite3
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from collections import Counter
 from collections.abc import Iterator
@@ -65,10 +75,13 @@ from bench.ingest import code_state  # noqa: E402
 from frames.text import text_unpack  # noqa: E402
 from tests.server import LiveServer, process_descendants  # noqa: E402
 from bench.search_keyword import (  # noqa: E402
+    DATABASES,
     DAY,
+    OWN_SERVER_ENV,
     SPAN_DAYS,
     Corpus,
     bench_data_dir,
+    databases_parse,
     database_create,
     frames_generate,
     percentiles,
@@ -77,6 +90,7 @@ from bench.search_keyword import (  # noqa: E402
 
 # Issue 23's goals for the default model: hybrid p95 at 1,000,000 frames, web + worker memory.
 GOAL_P95_MS = 60.0
+GOAL_PG_P95_MS = 100.0  # issue 25: hybrid p95 at 1,000,000 frames on PostgreSQL
 GOAL_MEMORY_MB = 700.0  # web + worker, decimal megabytes
 MODES = ("hybrid", "semantic", "keyword")
 READ_ROWS = 20_000  # frames read from the database at a time while filling the index
@@ -425,12 +439,15 @@ def vectors_fill(
     def flush() -> None:
         nonlocal written, vectors
         vectors_store.day_write(embedder_key=key, day=day, entries=entries)
+        sql = ("INSERT INTO search_framevectors (frame_id, status, embedder, chunks, attempts, error, updated_at, relevance) "
+               "VALUES (?, 'done', ?, ?, 0, '', ?, ?)")
+        rows = [(entry.frame_id, key, len(entry.embeddings), updated, record) for entry, record in zip(entries, records)]
         with transaction.atomic():
-            connection.connection.executemany(
-                "INSERT INTO search_framevectors (frame_id, status, embedder, chunks, attempts, error, updated_at, relevance) "
-                "VALUES (?, 'done', ?, ?, 0, '', ?, ?)",
-                [(entry.frame_id, key, len(entry.embeddings), updated, record) for entry, record in zip(entries, records)],
-            )
+            if connection.vendor == "postgresql":
+                with connection.connection.cursor() as cursor:
+                    cursor.executemany(sql.replace("?", "%s"), rows)
+            else:
+                connection.connection.executemany(sql, rows)
         written += len(entries)
         vectors += sum(len(entry.embeddings) for entry in entries)
         bar.update(len(entries))
@@ -673,18 +690,23 @@ def what_if_print(kinds: list[QueryKind], found: dict[tuple[str, str], Timings],
 # One size ---------------------------------------------------------------------------------------
 
 
-def size_run(*, size: int, args, summary: list[str]) -> None:
+def size_run(*, size: int, args, summary: list[str]) -> dict:
     from django.conf import settings
+    from django.db import connection
 
     from search.embeddings import embedder_info
     from search.services import EMBED_BATCH_FRAMES
     from search.vectors import vectors_count, vectors_dir
 
     database_create()
-    t0 = time.time() - SPAN_DAYS * DAY
+    t0 = time.time() - SPAN_DAYS * DAY if args.t0 is None else args.t0
     generate_s = frames_generate(size=size, t0=t0, seed=args.seed)
     print(f"\n== {size:,} frames over {SPAN_DAYS} days ({size / SPAN_DAYS:,.0f} per day); "
           f"generated with their keyword index in {generate_s:.0f} s ==")
+    if connection.vendor == "postgresql":
+        from bench.pg import vacuum_analyze
+
+        print(f"PostgreSQL: VACUUM ANALYZE after the load (what autovacuum would do) {vacuum_analyze():.0f} s")
     shutil.rmtree(vectors_dir(), ignore_errors=True)
     key = embedder_info().key
     with vector_server(settings.DATA_DIR):
@@ -741,6 +763,19 @@ def size_run(*, size: int, args, summary: list[str]) -> None:
         latency_print(kinds, found, size, summary)
         if one_thread:
             what_if_print(kinds, one_thread, size, summary)
+    figures = {
+        "database": "PostgreSQL" if connection.vendor == "postgresql" else "SQLite", "size": size, "queries": args.queries,
+        "kinds": [kind.label for kind in kinds], "latency": {}, "embed_frames_per_s": len(block) / embed_s,
+        "fill_vectors_per_s": vectors / fill_s, "load_frames_per_s": size / generate_s,
+    }
+    for mode in MODES:
+        everything = []
+        for kind in kinds:
+            times = found[(kind.label, mode)].ms
+            everything += times
+            figures["latency"][f"{mode}|{kind.label}"] = list(percentiles(times)[:2])
+        figures["latency"][f"{mode}|all"] = list(percentiles(everything)[:2])
+    return figures
 
 
 # 5. Memory of a real serve ----------------------------------------------------------------------
@@ -853,6 +888,71 @@ def memory_run(work: Path, *, seed: int, summary: list[str]) -> None:
                    + " (RSS/PSS MB)")
 
 
+def engines_run(args, databases: list[str]) -> None:
+    """Each size on each database in turn (a child process each), then the table side by side."""
+    from bench.pg import BenchPostgres, settings_parse
+
+    t0 = time.time() - SPAN_DAYS * DAY
+    sizes = [int(s) for s in args.sizes.split(",")]
+    load_before = os.getloadavg()[0]
+    started = time.time()
+    passed = [arg for arg in sys.argv[1:]]
+    for name in ("--database", "--sizes", "--pg-setting"):  # given again per child, or the parent's alone
+        while name in passed:
+            at = passed.index(name)
+            del passed[at : at + 2]
+        passed = [arg for arg in passed if not arg.startswith(name + "=")]
+    server = BenchPostgres(settings_parse(args.pg_setting)) if "postgres" in databases else None
+    results: dict[int, dict[str, dict]] = {}
+    try:
+        if server:
+            print(f"PostgreSQL for this run: {server.describe()}", flush=True)
+        for at, size in enumerate(sizes):
+            for database in databases:
+                first = at == 0 and database == databases[0]
+                memory = args.memory and database == "sqlite" and at == len(sizes) - 1
+                argv = [*passed, "--sizes", str(size), "--t0", repr(t0), "--no-memory" if not memory else "--memory"]
+                if not first:
+                    argv.append("--no-embedding-run")
+                with tempfile.TemporaryDirectory(prefix="myrecall-bench-figures-") as folder:
+                    out = Path(folder) / "figures.json"
+                    env = {key: value for key, value in os.environ.items() if key not in ("DATABASE_URL", OWN_SERVER_ENV)}
+                    if database == "postgres":
+                        env |= {"DATABASE_URL": server.url, OWN_SERVER_ENV: "1"}
+                    print(f"\n######## {DATABASES[database]} ########", flush=True)
+                    done = subprocess.run([sys.executable, str(Path(__file__).resolve()), *argv, "--figures-out", str(out)],
+                                          env=env, cwd=REPO)
+                    if done.returncode != 0:
+                        raise SystemExit(f"the {DATABASES[database]} run failed (exit {done.returncode})")
+                    results.setdefault(size, {})[database] = json.loads(out.read_text())
+    finally:
+        if server:
+            server.stop()
+    print(f"\n==== {' beside '.join(DATABASES[d] for d in reversed(databases))} in the same run (hybrid) ====")
+    print(f"command: {shlex.join([os.path.relpath(sys.executable, REPO), *sys.argv])}")
+    print(f"code: {code_state()}; {os.cpu_count()} cores; 1-min load average {load_before:.1f} -> {os.getloadavg()[0]:.1f}; "
+          f"{(time.time() - started) / 60:.0f} min; the vector index is the local vector server for both")
+    for size, by_database in results.items():
+        runs = [by_database[d] for d in databases]
+        width = 20
+        print(f"\n{size:,} frames, search_run, random 1-day range, limit 20, {runs[0]['queries']} queries per kind, "
+              "every query in every mode; p50 / p95 ms:")
+        print(f"  {'mode':9}{'queries':44}" + "".join(f"{run['database']:>{width}}" for run in runs))
+        for mode in MODES:
+            for label in [*runs[0]["kinds"], "all"]:
+                cells = "".join(f"{'{:.1f} / {:.1f}'.format(*run['latency'][f'{mode}|{label}']):>{width}}" for run in runs)
+                print(f"  {mode if label == runs[0]['kinds'][0] else '':9}{'all of the above' if label == 'all' else label:44}{cells}")
+        for run in runs:
+            if run["database"] == "PostgreSQL":
+                p95 = run["latency"]["hybrid|all"][1]
+                print(f"  PostgreSQL, hybrid, all queries: p95 {p95:.1f} ms [goal p95 <= {GOAL_PG_P95_MS:g} ms at 1,000,000 "
+                      f"frames: {'meets goal' if p95 <= GOAL_PG_P95_MS else 'MISSES goal'}{'' if size >= 1_000_000 else ', at this size'}]")
+        for label, key, unit in (("frames_embed (2)", "embed_frames_per_s", "frames/s"),
+                                 ("synthetic vector fill", "fill_vectors_per_s", "vectors/s"),
+                                 ("load (generate + keyword index)", "load_frames_per_s", "frames/s")):
+            print(f"  {label + ', ' + unit:53}" + "".join(f"{run[key]:>{width},.1f}" for run in runs))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", default="100000,1000000", help="comma-separated frame counts")
@@ -870,7 +970,17 @@ def main() -> None:
     parser.add_argument("--memory", action=argparse.BooleanOptionalAction, default=True, help="measure a real serve (5)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--keep", action="store_true", help="keep the temporary data dir and print its path")
+    parser.add_argument("--database", help="comma-separated: sqlite (the default, in this process), postgres (a server of "
+                        "the bench's own); several: each size on each, and a table side by side")
+    parser.add_argument("--pg-setting", action="append", default=[], metavar="NAME=VALUE",
+                        help="a PostgreSQL setting over bench.pg.BENCH_SETTINGS (repeatable)")
+    parser.add_argument("--t0", type=float, help=argparse.SUPPRESS)  # the start of the span, the same for every database
+    parser.add_argument("--figures-out", help=argparse.SUPPRESS)  # a child's figures, as JSON
+    parser.add_argument("--no-embedding-run", action="store_true", help=argparse.SUPPRESS)  # (1) ran in another child
     args = parser.parse_args()
+    if args.database is not None and databases_parse(args.database) != ["sqlite"]:
+        engines_run(args, databases_parse(args.database))
+        return
     os.environ["EMBEDDINGS_MODEL"] = args.model  # before Django starts, and for the serve of (5)
 
     command = shlex.join([os.path.relpath(sys.executable, REPO), *sys.argv])
@@ -884,9 +994,11 @@ def main() -> None:
         settings.EMBEDDINGS_CACHE_SIZE = 0  # every text and query is embedded, as a new one would be
         if args.chunks_per_frame is None:
             args.chunks_per_frame = round(chunks_per_frame(args.seed + 300), 2)
-        embedding_run(args, summary)
-        for size in (int(s) for s in args.sizes.split(",")):
-            size_run(size=size, args=args, summary=summary)
+        if not args.no_embedding_run:
+            embedding_run(args, summary)
+        figures = [size_run(size=size, args=args, summary=summary) for size in (int(s) for s in args.sizes.split(","))]
+        if args.figures_out:
+            Path(args.figures_out).write_text(json.dumps(figures[-1]))
         if args.memory:
             memory_run(data_dir / "live", seed=args.seed, summary=summary)
         print("\n== summary ==")
