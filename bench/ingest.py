@@ -35,9 +35,22 @@ each live frame's time from the POST to its word found by keyword search, and to
 written; the import's frames read during the live phase (the backlog keeps draining), the time
 the rest took to drain after it, and how many tasks were given a turn (MYRECALL_TASK_TURN_S).
 
+With --workers 1,2,4, only (w) runs: worker scaling. For each count, in turn on one running serve
+(its own worker, and more `manage.py worker` processes started beside it on the same data dir and
+database), --worker-frames frames are posted at once (each on its own device: nothing skipped, a
+full OCR of each) and timed from the first POST to every frame's OCR over (its words searchable);
+prints frames/s per worker count, the CPU seconds per frame of every process (web, workers, vector
+server, PostgreSQL) and the cores of the machine, what that means for a machine with more cores,
+and the bytes per frame. The embedding that follows is waited for before the next count.
+
+With --database postgres, the server runs on a PostgreSQL 15 of the bench's own (bench.pg: initdb
+in a temp dir, the settings it prints) instead of its data dir's SQLite file; every figure above is
+measured the same way, bytes per table from pg_total_relation_size.
+
 Prints figures, asserts nothing.
 
     .venv/bin/python bench/ingest.py --frames 40 --interval 3
+    .venv/bin/python bench/ingest.py --database postgres --workers 1,2,4 --worker-frames 200
     .venv/bin/python bench/ingest.py --frames 40 --interval 3 --no-topics   # keyword only, earlier screens
     .venv/bin/python bench/ingest.py --during-import 1000 --live-frames 100 --interval 3 --no-topics
 """
@@ -71,6 +84,7 @@ REPO = Path(__file__).resolve().parent.parent
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
+from bench.pg import BenchPostgres, ReadOnlyDb, settings_parse, table_bytes_pg  # noqa: E402
 from tests.server import LiveServer  # noqa: E402
 from bench.quality.queries import STOPWORDS, shared_words, word_stem  # noqa: E402
 from tests.screens import EN_WORDS, Screen, render, rows_for, session  # noqa: E402
@@ -89,6 +103,8 @@ IMPORT_SAMPLE_S = 1.0
 # and then, mostly of other windows than the one before (each step switches with p = 0.15), so the
 # worker reads most of each screen, not a typed word.
 IMPORT_STEP = 10
+SQLITE_NAME = "myrecall.sqlite3"  # the database in a data dir, on SQLite
+WORKER_READY = "[worker] ready"  # what a worker prints once its start-up hooks (OCR engine, embedder) ran
 EN_TOKEN = re.compile(r"[a-z]+")
 CJK_CHAR = re.compile(r"[\u4e00-\u9fff]")
 
@@ -709,21 +725,27 @@ def embedder_warm_up(server: LiveServer, *, timeout_s: float = 60) -> dict[str, 
     return ready
 
 
-def db_connect(server: LiveServer) -> sqlite3.Connection:
-    return sqlite3.connect(f"file:{server.db_path}?mode=ro", uri=True, timeout=30)
+def db_connect(server: LiveServer) -> ReadOnlyDb:
+    """A read-only look at the server's database (its SQLite file, or the PostgreSQL its DATABASE_URL
+    names), queries written with ? placeholders."""
+    return ReadOnlyDb(data_dir=server.data_dir, env=server.env)
 
 
 def db_table_bytes(server: LiveServer) -> dict[str, int]:
-    """Bytes per table (its indexes included) from dbstat; {"(file size)": n} where dbstat is missing."""
+    """Bytes per table (its indexes included) from dbstat; {"(file size)": n} where dbstat is missing.
+    On PostgreSQL, pg_total_relation_size (indexes and TOAST included)."""
     with db_connect(server) as db:
+        if db.postgres:
+            return table_bytes_pg(db)
         try:
             rows = db.execute(
                 "SELECT coalesce(s.tbl_name, d.name), sum(d.pgsize) FROM dbstat d "
                 "LEFT JOIN sqlite_schema s ON s.name = d.name GROUP BY 1"
             ).fetchall()
         except sqlite3.OperationalError:
-            wal = server.db_path.with_name(server.db_path.name + "-wal")
-            return {"(file size)": server.db_path.stat().st_size + (wal.stat().st_size if wal.exists() else 0)}
+            db_path = server.data_dir / SQLITE_NAME
+            wal = db_path.with_name(db_path.name + "-wal")
+            return {"(file size)": db_path.stat().st_size + (wal.stat().st_size if wal.exists() else 0)}
     return dict(rows)
 
 
@@ -856,7 +878,8 @@ def import_counts(server: LiveServer) -> tuple[int, int]:
     """(import frames stored, import frames read) now."""
     with db_connect(server) as db:
         return db.execute(
-            "SELECT count(*), coalesce(sum(ocr_status != 'pending'), 0) FROM frames_frame WHERE device_name = ?", [IMPORT_DEVICE]
+            "SELECT count(*), coalesce(sum(CASE WHEN ocr_status != 'pending' THEN 1 ELSE 0 END), 0) FROM frames_frame "
+            "WHERE device_name = ?", [IMPORT_DEVICE]
         ).fetchone()
 
 
@@ -959,6 +982,8 @@ def during_import_report(args, run: ImportRun, live: list[BenchFrame]) -> None:
           f"(manage.py frames_import, taken yesterday), seed {args.seed}, {os.cpu_count()} cores; "
           f"1-min load average {' -> '.join(f'{v:.1f}' for v in run.load)} over the live phase")
     print(f"code: {code_state()}")
+    if args.database == "postgres":
+        print(f"database: PostgreSQL ({args.pg_description})")
     peak = max((_backlog_at(run, at) for at, _, _ in run.samples), default=0)
     print(f"    import: {run.stored} stored, the command took {run.import_s:.0f} s; OCR backlog of imported frames at most {peak}")
     live_s = run.live_ended - run.live_began
@@ -1005,6 +1030,280 @@ def during_import_main(args, work: Path, server_env: dict[str, str]) -> None:
             server, live, folder, interval_s=args.interval, timeout_s=args.timeout, drain_timeout_s=args.drain_timeout, run=run
         )
     during_import_report(args, run, live)
+
+
+# (w) Worker scaling ------------------------------------------------------------------------------
+
+
+@dataclass
+class WorkersRun:
+    """One burst with `workers` worker processes: every frame posted at once, each on its own device
+    (no near-duplicate skip, no incremental OCR: a full read of each screen), timed to its OCR done
+    (its words searchable: the keyword index is written in the same transaction)."""
+
+    workers: int
+    posted: int = 0
+    stored: int = 0
+    statuses: Counter = field(default_factory=Counter)
+    post_s: float = float("nan")  # first POST sent to last answered
+    done_s: float = float("nan")  # first POST sent to the last frame's OCR over (nan: not within the timeout)
+    failed: int = 0
+    ocr_s: list[float] = field(default_factory=list)  # the worker's OcrResult.elapsed_ms, per frame
+    vectors_by_done: int = 0  # frames whose vectors were written by the time OCR was over
+    vectors_s: float = float("nan")  # first POST to every frame's vectors written
+    cpu_s: dict[str, float] = field(default_factory=dict)  # CPU seconds by role, first POST to OCR over
+    table_bytes: dict[str, int] = field(default_factory=dict)
+    image_bytes: list[int] = field(default_factory=list)
+    load: list[float] = field(default_factory=list)
+
+
+def _die_with_parent() -> None:
+    import ctypes
+
+    ctypes.CDLL(None, use_errno=True).prctl(1, 15)  # PR_SET_PDEATHSIG, SIGTERM: no orphan if the bench dies
+
+
+def worker_start(server: LiveServer, number: int) -> tuple[subprocess.Popen, Path]:
+    """Another `manage.py worker` on the server's data dir and database, as on another machine or in
+    another terminal; its output in a log file of its own."""
+    log_path = server.data_dir / f"worker-{number}.log"
+    log = open(log_path, "w")
+    proc = subprocess.Popen(
+        [sys.executable, "manage.py", "worker"], cwd=REPO, env=server.env, stdout=log, stderr=subprocess.STDOUT,
+        preexec_fn=_die_with_parent,
+    )
+    log.close()
+    return proc, log_path
+
+
+def workers_ready_wait(extra: list[tuple[subprocess.Popen, Path]], *, timeout_s: float = 180) -> None:
+    deadline = time.time() + timeout_s
+    for proc, log_path in extra:
+        while WORKER_READY not in log_path.read_text():
+            if proc.poll() is not None or time.time() > deadline:
+                raise RuntimeError(f"a worker did not start (exit {proc.poll()}):\n{log_path.read_text()[-3000:]}")
+            time.sleep(0.3)
+
+
+def workers_stop(extra: list[tuple[subprocess.Popen, Path]]) -> None:
+    for proc, _ in extra:
+        if proc.poll() is None:
+            proc.terminate()
+    for proc, _ in extra:
+        try:
+            proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def cpu_seconds(pid: int, *, reaped: bool = False) -> float:
+    """User + system CPU seconds of a process so far (0 when it is gone); with reaped, also those of
+    its children that ended and were waited for."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    ticks = int(fields[11]) + int(fields[12]) + (int(fields[13]) + int(fields[14]) if reaped else 0)
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def cpu_by_role(server: LiveServer, extra: list[tuple[subprocess.Popen, Path]], pg: BenchPostgres | None) -> dict[str, float]:
+    """CPU seconds so far of the app's processes by role. PostgreSQL's: the postmaster with the
+    backends it reaped and those alive now (a backend per connection comes and goes)."""
+    from myrecall.shutdown import process_descendants
+
+    totals: dict[str, float] = {}
+    for pid, role in processes_by_role(server, extra).items():
+        totals[role] = totals.get(role, 0.0) + cpu_seconds(pid)
+    if pg is not None and pg.proc is not None:
+        totals["PostgreSQL"] = cpu_seconds(pg.proc.pid, reaped=True) + sum(cpu_seconds(pid) for pid in process_descendants(pg.proc.pid))
+    return totals
+
+
+def processes_by_role(server: LiveServer, extra: list[tuple[subprocess.Popen, Path]]) -> dict[int, str]:
+    from myrecall.shutdown import process_descendants
+
+    roles = {}
+    for pid in process_descendants(server.proc.pid):
+        try:
+            argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        roles[pid] = ("web" if b"myrecall.web" in argv else "worker" if b"worker" in argv
+                      else "vector server" if b"vector_server" in argv else "other")
+    for proc, _ in extra:
+        roles[proc.pid] = "worker"
+    return roles
+
+
+def workers_burst(
+    server: LiveServer, frames: list[BenchFrame], *, workers: int, clients: int, timeout_s: float,
+    extra: list[tuple[subprocess.Popen, Path]], pg: BenchPostgres | None,
+) -> WorkersRun:
+    run = WorkersRun(workers=workers)
+    before = db_table_bytes(server)
+    cpu_before = cpu_by_role(server, extra, pg)
+    local = threading.local()
+
+    def post(frame: BenchFrame) -> tuple[str, int | None]:
+        if not hasattr(local, "http"):
+            local.http = requests.Session()
+            local.http.headers.update(server.session.headers)
+        code, body = frame_post(local.http, server, frame, device_name=f"workers-{workers}-{frame.index}")
+        return body.get("status", f"HTTP {code}"), body.get("frame_id")
+
+    run.load = [os.getloadavg()[0]]
+    started = time.time()
+    with ThreadPoolExecutor(max_workers=clients) as pool:
+        results = list(tqdm(pool.map(post, frames), total=len(frames), desc=f"(w) POST, {workers} worker(s)", unit="frame"))
+    run.post_s = time.time() - started
+    run.posted = len(results)
+    run.statuses = Counter(status for status, _ in results)
+    ids = [frame_id for status, frame_id in results if status == "created" and frame_id]
+    run.stored = len(ids)
+    marks = ",".join("?" * len(ids))
+    with db_connect(server) as db, tqdm(total=len(ids), desc=f"(w) OCR, {workers} worker(s)", unit="frame") as bar:
+        while time.time() - started < timeout_s:
+            pending = db.execute(f"SELECT count(*) FROM frames_frame WHERE id IN ({marks}) AND ocr_status = 'pending'", ids).fetchone()[0]
+            bar.n = len(ids) - pending
+            bar.refresh()
+            if not pending:
+                run.done_s = time.time() - started
+                break
+            time.sleep(0.25)
+        cpu_after = cpu_by_role(server, extra, pg)
+        run.load.append(os.getloadavg()[0])
+        run.cpu_s = {role: max(seconds - cpu_before.get(role, 0.0), 0.0) for role, seconds in cpu_after.items()}
+        run.vectors_by_done = db.execute(
+            f"SELECT count(*) FROM search_framevectors WHERE frame_id IN ({marks}) AND status = 'done'", ids
+        ).fetchone()[0]
+        run.failed = db.execute(f"SELECT count(*) FROM frames_frame WHERE id IN ({marks}) AND ocr_status = 'failed'", ids).fetchone()[0]
+        run.ocr_s = [row[0] / 1000 for row in db.execute(f"SELECT elapsed_ms FROM frames_ocrresult WHERE frame_id IN ({marks})", ids)]
+        paths = [row[0] for row in db.execute(f"SELECT image_path FROM frames_frame WHERE id IN ({marks})", ids)]
+        # The embedding tasks that follow OCR: drained before the next burst (outside its time), timed from the first POST.
+        with tqdm(total=len(ids), desc="(w) vectors", unit="frame", leave=False) as vbar:
+            while time.time() - started < timeout_s:
+                written = db.execute(
+                    f"SELECT count(*) FROM search_framevectors WHERE frame_id IN ({marks}) AND status != 'pending'", ids
+                ).fetchone()[0]
+                vbar.n = written
+                vbar.refresh()
+                if written >= len(ids):
+                    run.vectors_s = time.time() - started
+                    break
+                time.sleep(0.5)
+    after = db_table_bytes(server)
+    run.table_bytes = {name: after[name] - before.get(name, 0) for name in after if after[name] != before.get(name, 0)}
+    run.image_bytes = [(server.data_dir / path).stat().st_size for path in paths]
+    return run
+
+
+def workers_warm_up(server: LiveServer, frames: list[BenchFrame], *, workers: int, timeout_s: float) -> None:
+    """Two frames per worker, untimed, so each worker's first OCR (and embedding) is behind it; waited
+    for until their vectors are written."""
+    http = requests.Session()
+    http.headers.update(server.session.headers)
+    ids = []
+    for frame in tqdm(frames, desc=f"(w) warm-up, {workers} worker(s)", unit="frame", leave=False):
+        _, body = frame_post(http, server, frame, device_name=f"warm-up-{workers}-{frame.index}")
+        if body.get("frame_id"):
+            ids.append(body["frame_id"])
+    marks = ",".join("?" * len(ids))
+    deadline = time.time() + timeout_s
+    with db_connect(server) as db:
+        while ids and time.time() < deadline:
+            left = db.execute(
+                f"SELECT count(*) FROM frames_frame f LEFT JOIN search_framevectors v ON v.frame_id = f.id WHERE f.id IN ({marks}) "
+                "AND (f.ocr_status = 'pending' OR v.status = 'pending')", ids
+            ).fetchone()[0]
+            if not left:
+                return
+            time.sleep(0.5)
+
+
+def workers_main(args, work: Path, server_env: dict[str, str], pg: BenchPostgres | None) -> None:
+    counts = sorted({int(c) for c in args.workers.split(",") if c.strip()})
+    if not counts or counts[0] < 1:
+        sys.exit("--workers takes worker counts of at least 1, e.g. 1,2,4")
+    frames = frames_render(count=args.worker_frames, seed=args.seed, topics=not args.no_topics)
+    print("starting serve ...", flush=True)
+    runs: list[WorkersRun] = []
+    with LiveServer(work / "data", env=server_env) as server:
+        print("waiting for the embedders to load ...", flush=True)
+        embedder_warm_up(server)
+        extra: list[tuple[subprocess.Popen, Path]] = []
+        try:
+            for count in counts:
+                while len(extra) < count - 1:  # serve runs one worker; the others are started beside it
+                    extra.append(worker_start(server, len(extra) + 2))
+                workers_ready_wait(extra)
+                workers_warm_up(server, frames[: count * 2], workers=count, timeout_s=args.worker_timeout)
+                runs.append(workers_burst(
+                    server, frames, workers=count, clients=args.worker_clients, timeout_s=args.worker_timeout, extra=extra, pg=pg,
+                ))
+        finally:
+            workers_stop(extra)
+    workers_report(args, runs, pg)
+
+
+def workers_report(args, runs: list[WorkersRun], pg: BenchPostgres | None) -> None:
+    from django.conf import settings
+
+    cores = os.cpu_count()
+    database = f"PostgreSQL ({pg.describe()})" if pg else "SQLite (the data dir's file)"
+    threads = os.environ.get("MYRECALL_OCR_THREADS", str(settings.OCR_THREADS))
+    print()
+    print(f"MyRecall ingest bench, (w) worker scaling: {args.worker_frames} frames 1920x1080 posted at once by "
+          f"{args.worker_clients} clients, each frame its own device (nothing skipped as a near-duplicate, no incremental "
+          f"OCR: every screen read in full), then timed until every one's OCR is over (its words searchable), with 1 to "
+          f"{runs[-1].workers} `manage.py worker` processes (serve's own and more beside it), OCR threads per worker "
+          f"{threads} (MYRECALL_OCR_THREADS), seed {args.seed}, {cores} cores")
+    print(f"database: {database}")
+    print(f"code: {code_state()}")
+    print(f"  {'workers':>7} {'frames/s':>9} {'POST/s':>7} {'OCR s/frame p50/p95':>20} {'CPU-s/frame':>12} "
+          f"{'cores busy':>11} {'vectors by then':>16} {'all vectors after':>18} {'load':>11}")
+    for run in runs:
+        rate = run.stored / run.done_s if run.done_s == run.done_s else float("nan")
+        cpu = sum(run.cpu_s.values())
+        print(f"  {run.workers:7} {rate:9.2f} {run.posted / run.post_s:7.1f} "
+              f"{pct(run.ocr_s, 50):9.2f} / {pct(run.ocr_s, 95):6.2f} {cpu / max(run.stored, 1):12.2f} "
+              f"{cpu / run.done_s if run.done_s == run.done_s else float('nan'):11.2f} "
+              f"{run.vectors_by_done:>8}/{run.stored:<7} {seconds_text(run.vectors_s) if run.vectors_s == run.vectors_s else 'not in time':>18} "
+              f"{' -> '.join(f'{v:.1f}' for v in run.load):>11}"
+              + ("" if run.done_s == run.done_s else f"  (OCR not over within {args.worker_timeout:g} s)")
+              + (f"  failed {run.failed}" if run.failed else "")
+              + ("" if run.statuses == Counter({"created": run.posted}) else f"  {dict(run.statuses)}"))
+    print("  (frames/s: stored frames / first POST to last OCR over; CPU-s/frame: every process's CPU in that time, by role "
+          "below, per frame; cores busy: that CPU over that time)")
+    for run in runs:
+        parts = ", ".join(f"{role} {seconds / max(run.stored, 1):.2f}" for role, seconds in sorted(run.cpu_s.items(), key=lambda kv: -kv[1]))
+        print(f"    {run.workers} worker(s), CPU-s per frame by role: {parts}")
+    base = runs[0]
+    base_rate = base.stored / base.done_s if base.done_s == base.done_s else float("nan")
+    for run in runs[1:]:
+        rate = run.stored / run.done_s if run.done_s == run.done_s else float("nan")
+        print(f"  {run.workers} workers: x{rate / base_rate:.2f} the rate of {base.workers}")
+    best = max(runs, key=lambda r: r.stored / r.done_s if r.done_s == r.done_s else 0)
+    cpu_per_frame = sum(best.cpu_s.values()) / max(best.stored, 1)
+    print(f"  OCR is CPU-bound: at {cpu_per_frame:.2f} CPU-seconds per frame (all processes, {best.workers} workers), "
+          f"{cores} cores can do at most about {cores / cpu_per_frame:.2f} frames/s; a machine with more cores adds about "
+          f"{1 / cpu_per_frame:.2f} frames/s per core, given workers x OCR threads >= cores (an estimate from this run's CPU "
+          f"time, not measured on such a machine)")
+    stored = sum(run.stored for run in runs)
+    images = [size for run in runs for size in run.image_bytes]
+    tables: Counter = Counter()
+    for run in runs:
+        tables.update(run.table_bytes)
+    image = statistics.mean(images) if images else 0
+    database_bytes = sum(tables.values()) / max(stored, 1)
+    print(f"\n  bytes per stored frame on {'PostgreSQL' if pg else 'SQLite'} ({stored} frames, 1920x1080, each its own device, "
+          f"so no incremental OCR carried lines): image file {image / 1024:.1f} KB, database {database_bytes / 1024:.1f} KB "
+          f"({'pg_total_relation_size: indexes and TOAST included' if pg else 'dbstat pages of 4 KB, indexes included'}), "
+          f"total {(image + database_bytes) / 1024:.1f} KB")
+    for name, size in sorted(tables.items(), key=lambda item: -item[1]):
+        if size / max(stored, 1) >= 10:
+            print(f"      {name:40s} {size / max(stored, 1) / 1024:6.1f} KB")
 
 
 def text_recall(*, drawn: str, read: str) -> tuple[float, float]:
@@ -1200,6 +1499,8 @@ def report_print(args, figures: RunFigures, quality_rows, server_quality: str) -
           f"{'no topics' if args.no_topics else f'a topic on each frame (of {len(TOPICS)})'}, WebP quality {server_quality}, "
           f"{os.cpu_count()} cores; 1-min load average {' -> '.join(f'{v:.1f}' for v in figures.load_paced)} over (b)")
     print(f"code: {code_state()}")
+    if args.database == "postgres":
+        print(f"database: PostgreSQL ({args.pg_description})")
 
     print("\n(a) burst ingest, POST /api/v1/frames (each frame its own device: nothing skipped):")
     for clients, (rate, latencies, statuses) in figures.burst.items():
@@ -1249,7 +1550,8 @@ def report_print(args, figures: RunFigures, quality_rows, server_quality: str) -
     print(f"\n(c) bytes per stored frame ({len(stored)} frames, 1920x1080):")
     print(f"    image file {image / 1024:.1f} KB (min {min(figures.image_bytes, default=0) / 1024:.1f}, "
           f"max {max(figures.image_bytes, default=0) / 1024:.1f})")
-    print(f"    database {database / 1024:.1f} KB, by table (pages of 4 KB, indexes included):")
+    layout = "pg_total_relation_size: indexes and TOAST included" if args.database == "postgres" else "pages of 4 KB, indexes included"
+    print(f"    database {database / 1024:.1f} KB, by table ({layout}):")
     for name, size in sorted(figures.table_bytes.items(), key=lambda item: -item[1]):
         print(f"      {name:40s} {size / n / 1024:6.1f} KB")
     print(f"    total {total / 1024:.1f} KB  [goal <= {GOAL_BYTES_PER_FRAME // 1024} KB: {verdict(total <= GOAL_BYTES_PER_FRAME)}]")
@@ -1283,6 +1585,17 @@ def main() -> None:
         "byte. Each topic is new text the worker must OCR (often a full pass instead of a crop), so the keyword figures "
         "of a run with topics are not comparable with those of earlier runs; this one is.",
     )
+    parser.add_argument("--database", choices=["sqlite", "postgres"], default="sqlite",
+                        help="the server's database: sqlite (its data dir's file, the default) or postgres (a PostgreSQL 15 of "
+                        "the bench's own, bench.pg, with the settings it prints)")
+    parser.add_argument("--pg-setting", action="append", default=[], metavar="NAME=VALUE",
+                        help="a PostgreSQL setting over bench.pg.BENCH_SETTINGS (repeatable)")
+    parser.add_argument("--workers", metavar="COUNTS",
+                        help="Run only (w): frames/s ingested and OCR'd with this many worker processes each, e.g. 1,2,4.")
+    parser.add_argument("--worker-frames", type=int, default=40, help="Frames posted at once for each worker count in (w).")
+    parser.add_argument("--worker-clients", type=int, default=BURST_CLIENTS, help="Clients posting at once in (w).")
+    parser.add_argument("--worker-timeout", type=float, default=3600.0, help="In (w), seconds to wait for OCR (and vectors).")
+    parser.add_argument("--ocr-threads", type=int, help="MYRECALL_OCR_THREADS for the server and workers (default: its own).")
     args = parser.parse_args()
 
     work = Path(tempfile.mkdtemp(prefix="myrecall-bench-ingest-"))
@@ -1298,11 +1611,22 @@ def main() -> None:
         server_env["MYRECALL_DEDUP_MAX_DISTANCE"] = "-1"
     if args.quality:
         server_env["MYRECALL_IMAGE_QUALITY"] = str(args.quality)
+    if args.ocr_threads:
+        server_env["MYRECALL_OCR_THREADS"] = os.environ["MYRECALL_OCR_THREADS"] = str(args.ocr_threads)
     server_quality = server_env.get("MYRECALL_IMAGE_QUALITY", str(settings.IMAGE_QUALITY))
     if problems := topics_check():
         sys.exit("TOPICS are not sound:\n  " + "\n  ".join(problems))
 
+    pg = None
     try:
+        if args.database == "postgres":
+            pg = BenchPostgres(settings_parse(args.pg_setting))
+            args.pg_description = pg.describe()
+            print(f"PostgreSQL for this run: {args.pg_description}", flush=True)
+            server_env["DATABASE_URL"] = pg.url
+        if args.workers:
+            workers_main(args, work, server_env, pg)
+            return
         if args.during_import:
             during_import_main(args, work, server_env)
             return
@@ -1327,6 +1651,8 @@ def main() -> None:
         args.quality_sample = len(sample)
         report_print(args, figures, quality_rows, server_quality)
     finally:
+        if pg is not None:
+            pg.stop()
         if args.keep:
             print(f"\ndata kept in {work}")
         else:

@@ -837,7 +837,7 @@ def memory_run(work: Path, *, seed: int, summary: list[str]) -> None:
         frame_id = resp.json().get("frame_id")
         if not frame_id:
             raise RuntimeError(f"POST /api/v1/frames: {resp.status_code} {resp.text[:300]}")
-        with sqlite3.connect(f"file:{server.db_path}?mode=ro", uri=True, timeout=30) as db:
+        with sqlite3.connect(f"file:{server.data_dir / 'myrecall.sqlite3'}?mode=ro", uri=True, timeout=30) as db:
             state = None
             with tqdm(desc="OCR + embedding in the worker", unit="poll", leave=False) as bar:
                 while time.time() - posted < 300:
