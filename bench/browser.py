@@ -62,14 +62,14 @@ def messages_measure(minutes: float, navigate_every: float) -> None:
         print(f"options page: {said}")
         browser.open(f"{pages.url}/start?title=Start%20page")
         time.sleep(2)
-        base_reports, base_spans = reports_count(server.db_path)
+        base_reports, base_spans = reports_count(server.data_dir / "myrecall.sqlite3")
         started = time.monotonic()
         next_navigation = started + navigate_every
         last_count, last_change, longest_silence, navigations = base_reports, started, 0.0, 0
         while time.monotonic() - started < minutes * 60:
             time.sleep(1)
             now = time.monotonic()
-            count, _ = reports_count(server.db_path)
+            count, _ = reports_count(server.data_dir / "myrecall.sqlite3")
             if count != last_count:
                 longest_silence = max(longest_silence, now - last_change)
                 last_count, last_change = count, now
@@ -79,7 +79,7 @@ def messages_measure(minutes: float, navigate_every: float) -> None:
                 next_navigation += navigate_every
         longest_silence = max(longest_silence, time.monotonic() - last_change)
         elapsed_min = (time.monotonic() - started) / 60
-        reports, spans = reports_count(server.db_path)
+        reports, spans = reports_count(server.data_dir / "myrecall.sqlite3")
         reports, spans = reports - base_reports, spans - base_spans
         print(f"\n1. Messages over {elapsed_min:.1f} min with a tab open and {navigations} navigations (Chromium, real extension):")
         print(f"   {reports} reports: {reports / elapsed_min:.1f} per minute")
