@@ -135,6 +135,8 @@ def vocab_terms(rows: list[tuple]) -> set[str]:
 
 def token_fold(term: str) -> str:
     """A word as SQLite's unicode61 (remove_diacritics 2) keeps it: 'café' -> 'cafe'."""
+    if term.isascii():  # nothing to fold (most words; NFKD costs a microsecond a word)
+        return term
     return "".join(ch for ch in unicodedata.normalize("NFKD", term) if not unicodedata.combining(ch))
 
 

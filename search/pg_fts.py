@@ -23,6 +23,7 @@ applies the time range as an index condition. The vocabulary (words inside longe
 table with a pg_trgm GIN index: LIKE '%word%' is answered from it.
 """
 
+import functools
 import re
 
 from search.filters import TEXT_JOIN, Filters
@@ -57,6 +58,7 @@ _COLUMNS = ((1, "A"), (3, "A"), (2, "B"), (4, "B"), (5, "B"))
 _TOKEN = re.compile(f"{PART_MARK}?[^\\W_]+")
 
 
+@functools.lru_cache(maxsize=100_000)  # a screen's words recur from frame to frame
 def _lexeme(token: str) -> str | None:
     word = token_fold(token.lower())
     if len(word.encode()) > _LEXEME_MAX_BYTES:
