@@ -14,6 +14,7 @@ from pathlib import Path
 import requests
 
 from myrecall.shutdown import process_descendants
+from tests import databases
 from tests.screens import render, session
 
 REPO = Path(__file__).resolve().parent.parent
@@ -35,10 +36,11 @@ class LiveServer:
     def __init__(self, data_dir: Path, *, env: dict[str, str] | None = None, ready_timeout_s: float = 120, port: int | None = None):
         self.data_dir = Path(data_dir)
         self.data_dir.mkdir(parents=True, exist_ok=True)
-        self.db_path = self.data_dir / "myrecall.sqlite3"
         self.port = port or port_pick()
         self.url = f"http://127.0.0.1:{self.port}"
-        self.env = {**os.environ, **(env or {}), "MYRECALL_DATA_DIR": str(self.data_dir)}
+        # Its own database, as its own data dir gives it on SQLite (tests.databases), unless env names one.
+        own = {} if "DATABASE_URL" in (env or {}) else databases.env_for(self.data_dir)
+        self.env = {**os.environ, **own, **(env or {}), "MYRECALL_DATA_DIR": str(self.data_dir)}
         self.log_path = self.data_dir / "serve.log"
         self.log = open(self.log_path, "w")
         self.proc = subprocess.Popen(
@@ -70,6 +72,20 @@ class LiveServer:
                 pass
             time.sleep(0.3)
         raise RuntimeError(f"serve did not come up in {timeout_s:.0f} s:\n{self.log_path.read_text()}")
+
+    def rows(self, query: str, params: tuple = ()) -> list[tuple]:
+        """The rows of a read-only query (placeholders %s) on this server's database."""
+        return databases.rows(self.data_dir, query, params, database_url=self.env.get("DATABASE_URL"))
+
+    def words_kept(self, words) -> dict[str, list[str]]:
+        """Where this server's memory keeps each word (any letter case): the data dir's files (its log
+        aside) and, on PostgreSQL, the rows of its database (tests.databases.rows_holding)."""
+        from tests.conftest import files_holding
+
+        found = files_holding(self.data_dir, words, skip=self.log_path)
+        for word, tables in databases.rows_holding(self.data_dir, words, database_url=self.env.get("DATABASE_URL")).items():
+            found.setdefault(word, []).extend(f"database table {table}" for table in tables)
+        return found
 
     def manage(self, *args: str) -> str:
         return subprocess.run(

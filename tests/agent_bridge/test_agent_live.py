@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from tests.conftest import files_holding, render_text_image
+from tests.conftest import render_text_image
 from tests.server import frames_post_session, ocr_wait
 from tests.server import LiveServer
 from tests.agent_bridge.fake_model import FakeAgentModel, Step, bash, frame_ids_in, text, tool_results
@@ -350,7 +350,7 @@ def test_deleting_the_frames_an_agent_answer_read_erases_it_its_tool_calls_and_w
     model.play(search("Plimbertrove"), quote("Plimbertrove notes"))
     other = ask(server, message="And my notes?")[-1][1]
     assert [item["frame_id"] for item in other["evidence"]] == [kept], other
-    assert set(files_holding(server.data_dir, erased_words, skip=server.log_path)) == set(erased_words)
+    assert set(server.words_kept(erased_words)) == set(erased_words)
 
     response = server.session.delete(
         f"{server.url}/api/v1/frames", timeout=120, params={"start_time": start - 60, "end_time": start + 10 * 60}
@@ -368,7 +368,7 @@ def test_deleting_the_frames_an_agent_answer_read_erases_it_its_tool_calls_and_w
     assert "Plimbertrove" in kept_call["command"] and "Plimbertrove" in kept_call["result"]
     whole = server.session.get(f"{server.url}/api/v1/chat/sessions/{other['session_id']}", timeout=30).json()["messages"][-1]
     assert whole["content_md"] == other["answer_md"] and whole["erased_at"] is None
-    left = files_holding(server.data_dir, erased_words, skip=server.log_path)
+    left = server.words_kept(erased_words)
     assert left == {}, left
     # The next question of that chat starts Pi on a new conversation: what it read is not sent to the model.
     model.play(text("Nothing more."))

@@ -49,6 +49,11 @@ def _utc(*parts) -> datetime:
     return datetime(*parts, tzinfo=timezone.utc)
 
 
+def _utc_text(stored: str | datetime) -> str:
+    """A stored time as SQLite keeps it, 'YYYY-MM-DD HH:MM:SS...' in UTC (PostgreSQL gives a datetime)."""
+    return stored if isinstance(stored, str) else stored.astimezone(timezone.utc).isoformat(" ")
+
+
 def _frame(name: str) -> Frame:
     return Frame.objects.get(client_frame_id=name)
 
@@ -213,14 +218,14 @@ def test_names_without_a_time_give_none(name):
 def test_a_watched_folder_takes_screenshots_as_they_appear(tmp_path):
     """`frames_import --watch` on its own data dir: files saved later (one still being written, one
     with a sidecar, one overwritten in place) become frames with the import's metadata."""
-    import sqlite3
     import subprocess
     import sys
 
+    from tests import databases
     from tests.server import REPO
 
     data_dir = tmp_path / "data"
-    env = {**os.environ, "MYRECALL_DATA_DIR": str(data_dir), "MYRECALL_DEDUP_MAX_DISTANCE": "-1"}
+    env = {**os.environ, **databases.env_for(data_dir), "MYRECALL_DATA_DIR": str(data_dir), "MYRECALL_DEDUP_MAX_DISTANCE": "-1"}
     folder = tmp_path / "Screenshots"
     folder.mkdir()
     (folder / "before-2026-11-20_09-00-00.png").write_bytes(render_text_image(["Already there when watching began"]))
@@ -231,10 +236,11 @@ def test_a_watched_folder_takes_screenshots_as_they_appear(tmp_path):
 
     def stored() -> list[tuple]:
         try:
-            with sqlite3.connect(data_dir / "myrecall.sqlite3") as db:
-                return db.execute("SELECT timestamp, app_name, window_name, client_frame_id FROM frames_frame ORDER BY id").fetchall()
-        except sqlite3.OperationalError:  # not migrated yet
+            found = databases.rows(data_dir, "SELECT timestamp, app_name, window_name, client_frame_id FROM frames_frame ORDER BY id")
+        except databases.NotReady:  # not migrated yet
             return []
+        # The UTC time as SQLite stores it (text); PostgreSQL gives a datetime.
+        return [(_utc_text(at), *rest) for at, *rest in found]
 
     def wait_for(count: int) -> list[tuple]:
         deadline = time.time() + 60

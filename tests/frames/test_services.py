@@ -5,7 +5,6 @@ during a backlog is searchable before the backlog is done, and the backlog still
 import io
 import json
 import random
-import sqlite3
 import subprocess
 import sys
 import time
@@ -110,8 +109,7 @@ def test_on_a_real_serve_a_live_frame_is_searchable_while_an_import_is_read_and_
     with LiveServer(tmp_path / "data") as server:
 
         def count(where: str, *params) -> int:
-            with sqlite3.connect(f"file:{server.db_path}?mode=ro", uri=True, timeout=30) as db:
-                return db.execute(f"SELECT count(*) FROM frames_frame WHERE {where}", params).fetchone()[0]
+            return server.rows(f"SELECT count(*) FROM frames_frame WHERE {where}", params)[0][0]
 
         importing = subprocess.Popen(
             [sys.executable, "manage.py", "frames_import", str(folder), "--device-name", "old-laptop"],
@@ -137,7 +135,7 @@ def test_on_a_real_serve_a_live_frame_is_searchable_while_an_import_is_read_and_
                     timeout=60,
                 ).json()["data"]
                 if live_id in [hit["content"]["frame_id"] for hit in hits]:
-                    return count("id < ? AND ocr_status = 'pending'", live_id)
+                    return count("id < %s AND ocr_status = 'pending'", live_id)
                 return None
 
             unread = _wait("the live frame to be searchable", unread_before_live_when_found, server)

@@ -204,7 +204,8 @@ class Load:
 def test_serve_stopped_under_load_leaves_no_process(tmp_path, sig):
     data_dir = tmp_path / "serve"
     with LiveServer(data_dir) as server:
-        assert len(_processes_of(data_dir)) >= 4  # serve, the vector server (and its Chroma), web, worker
+        # serve, web, worker, and the vector server (and its Chroma) unless CHROMA_URL names a server elsewhere
+        assert len(_processes_of(data_dir)) >= (3 if server.env.get("CHROMA_URL") else 4)
         load = Load(server)
         try:
             load.wait_answered(3 * CLIENTS)  # every client is now posting, the worker reading

@@ -2,14 +2,13 @@
 a `kill -9` in the middle of a real OCR task, a live but slow worker beside a sweeping one, the
 attempt limit for a task whose workers keep dying, and SIGTERM / Ctrl-C during a task.
 
-The tests poll the task table of the data dir's SQLite database (WAL: readable while the workers
-write) and never time anything: every wait has a generous limit for a loaded 2-core machine."""
+The tests poll the task table of the data dir's database (SQLite in WAL mode: readable while the
+workers write; or the data dir's own PostgreSQL database, tests.databases) and never time anything: every wait has a generous limit for a loaded 2-core machine."""
 
 import json
 import os
 import random
 import signal
-import sqlite3
 import subprocess
 import sys
 import textwrap
@@ -20,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from tests import databases
 from tests.server import LiveServer
 from tests.screens import new_screen, render
 
@@ -41,7 +41,7 @@ class DataDir:
     def __init__(self, path: Path, *, migrate: bool = True):
         self.path = path
         self.path.mkdir(parents=True, exist_ok=True)
-        self.env = {**os.environ, **FAST, "MYRECALL_DATA_DIR": str(path)}
+        self.env = {**os.environ, **databases.env_for(path), **FAST, "MYRECALL_DATA_DIR": str(path)}
         self.workers: list[subprocess.Popen] = []
         if migrate:
             self.django("from django.core.management import call_command; call_command('migrate', verbosity=0)")
@@ -89,8 +89,7 @@ class DataDir:
         return "\n".join(f"--- {p.name}\n{p.read_text()}" for p in sorted(self.path.glob("worker-*.log")))
 
     def rows(self, sql: str, *params) -> list[tuple]:
-        with sqlite3.connect(self.path / "myrecall.sqlite3", timeout=30) as db:
-            return db.execute(sql, params).fetchall()
+        return databases.rows(self.path, sql, params)
 
     def tasks(self, frame_id: int) -> list[dict]:
         """The frame's OCR task rows, oldest first."""
@@ -99,13 +98,13 @@ class DataDir:
             "FROM django_tasks_database_dbtaskresult WHERE task_path = 'frames.tasks.frame_ocr' ORDER BY enqueued_at"
         )
         keys = ["id", "status", "worker_ids", "started_at", "exception_class_path", "traceback"]
-        found = [dict(zip(keys, row[:6])) for row in rows if json.loads(row[6])["args"] == [frame_id]]
+        found = [dict(zip(keys, row[:6])) for row in rows if _json(row[6])["args"] == [frame_id]]
         for task in found:
-            task["worker_ids"] = json.loads(task["worker_ids"])
+            task["worker_ids"] = _json(task["worker_ids"])
         return found
 
     def frame(self, frame_id: int) -> dict:
-        status, error = self.rows("SELECT ocr_status, ocr_error FROM frames_frame WHERE id = ?", frame_id)[0]
+        status, error = self.rows("SELECT ocr_status, ocr_error FROM frames_frame WHERE id = %s", frame_id)[0]
         return {"status": status, "error": error}
 
     def wait(self, what: str, condition, timeout_s: float = WAIT_S):
@@ -224,8 +223,16 @@ def test_a_live_but_slow_worker_keeps_its_task_while_another_worker_sweeps(data)
     assert swept_past_grace, "no sweep happened while a task ran past the grace period"
 
 
-def _seconds(stored: str) -> float:
+def _seconds(stored: str | datetime) -> float:
+    """A stored time: UTC text on SQLite, a datetime on PostgreSQL."""
+    if isinstance(stored, datetime):
+        return stored.timestamp()
     return datetime.fromisoformat(stored).replace(tzinfo=dt_timezone.utc).timestamp()
+
+
+def _json(stored):
+    """A JSON column's value: text on SQLite, already parsed on PostgreSQL."""
+    return json.loads(stored) if isinstance(stored, str) else stored
 
 
 def test_a_task_whose_workers_keep_dying_fails_with_the_reason_and_its_frame_stays_findable(data):
