@@ -204,6 +204,8 @@ def timeline_delete(request: HttpRequest):
         start, end = first, last + timedelta(minutes=1)  # "to 14:59" takes 14:59's frames too
         if end <= start:
             raise ApplicationError("“To” must not be before “From”.")
+        if "\x00" in form["app_name"]:  # no database stores it in text (PostgreSQL refuses it)
+            raise ApplicationError("The app must not contain the NUL character (U+0000).")
     except ApplicationError as exc:
         context["delete_error"] = exc.message
         return _timeline_render(request, context, status=400)

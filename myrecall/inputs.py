@@ -2,9 +2,9 @@
 whole against its schema before an operation runs, so that a malformed request changes nothing.
 
 - `InputSchema`, the base of every request schema (`BodySchema` of a JSON body's, whose values
-  must have their JSON types as they are): unknown fields are refused, and a body must be a JSON
-  object (ninja's Schema would read any value's attributes, so `[null, null]` became
-  "every field at its default").
+  must have their JSON types as they are): unknown fields are refused, text holding a NUL character
+  is refused (PostgreSQL cannot store it), and a body must be a JSON object (ninja's Schema would
+  read any value's attributes, so `[null, null]` became "every field at its default").
 - `StrictQuery[...]` and `StrictForm[...]`: query parameters and form fields the operation does not
   declare are refused (a misspelt `app` beside a delete's range must not widen it to every app).
 - `EPOCH_MIN` and `EPOCH_MAX`: the epoch seconds a time may take (year 1970 to 9999).
@@ -22,7 +22,7 @@ from ninja import Schema
 from ninja.schema import DjangoGetter
 from ninja.errors import ValidationError
 from ninja.params import models as param_models
-from pydantic import BeforeValidator, ConfigDict, model_validator
+from pydantic import BeforeValidator, ConfigDict, field_validator, model_validator
 
 EPOCH_MIN = 0.0
 EPOCH_MAX = 253402300799.0  # 9999-12-31T23:59:59Z, the last second Python's datetime holds
@@ -42,6 +42,24 @@ class InputSchema(Schema):
         if isinstance(data, Mapping) or isinstance(data, DjangoGetter) and isinstance(data._obj, Mapping):
             return data
         raise ValueError("the body must be a JSON object")
+
+    @field_validator("*", mode="after")
+    @classmethod
+    def _no_nul(cls, value: Any) -> Any:
+        # PostgreSQL stores no NUL in text (nor in JSON): refused on either database, as Django's forms do.
+        if _holds_nul(value):
+            raise ValueError("must not contain the NUL character (U+0000)")
+        return value
+
+
+def _holds_nul(value: Any) -> bool:
+    if isinstance(value, str):
+        return "\x00" in value
+    if isinstance(value, Mapping):
+        return any(_holds_nul(key) or _holds_nul(item) for key, item in value.items())
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return any(_holds_nul(item) for item in value)
+    return False
 
 
 class BodySchema(InputSchema):

@@ -288,6 +288,9 @@ def test_the_timeline_page_shows_what_a_range_delete_takes_then_deletes_it(clien
     assert sorted(Frame.objects.values_list("id", flat=True)) == sorted([ids[2], late])
     bad = client.post("/timeline/delete", {**form, "from": "10:00", "to": "09:00"}, HTTP_HX_REQUEST="true")
     assert bad.status_code == 400 and "must not be before" in bad.content.decode()
+    bad = client.post("/timeline/delete", {**form, "app_name": "Fire\x00fox", "confirm": "yes"}, HTTP_HX_REQUEST="true")
+    assert bad.status_code == 400 and "NUL character" in bad.content.decode()
+    assert Frame.objects.count() == 2
 
 
 def test_retention_deletes_what_is_older_and_prune_does_it_on_demand(frame_make, settings, capsys):

@@ -74,6 +74,7 @@ PRIVACY_BODIES = [
     ({**RULES, "exclude_apps": ["typo"]}, "exclude_apps"),
     ({k: v for k, v in RULES.items() if k != "excluded_urls"}, "excluded_urls"),
     ({**RULES, "excluded_urls": ["x" * 301]}, "excluded_urls"),
+    ({**RULES, "excluded_windows": ["ok", "no\x00null"]}, "excluded_windows: must not contain the NUL character"),
 ]
 
 
@@ -98,6 +99,7 @@ def test_a_privacy_put_that_is_not_json_changes_no_rule(api, stored):
         ({"app": "Firefox"}, "app"),  # not a field of this form
         ({"app_name": "x" * 513}, "app_name"),
         ({"device_name": ["a", "b"]}, "device_name"),  # given twice
+        ({"window_name": "notes\x00.md"}, "window_name: must not contain the NUL character"),  # PostgreSQL stores no NUL
     ],
 )
 def test_a_malformed_upload_stores_nothing(api, stored, data_dir, fields, word):
@@ -151,6 +153,7 @@ def test_a_range_that_ends_before_it_starts_deletes_nothing(api, stored):
         ({"message": "hi", "start_time": 0, "session_id": 1.5}, "session_id"),
         ({"message": "hi", "start_time": 0, "mode": "agent"}, "mode"),  # no model configured here
         ({"message": "hi", "start_time": 0, "timezone": "Europe/Nowhere"}, "timezone"),
+        ({"message": "what\x00 did I do", "start_time": 0}, "message: must not contain the NUL character"),
     ],
 )
 def test_a_malformed_chat_question_stores_nothing(api, stored, body, word):
