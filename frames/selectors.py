@@ -221,15 +221,15 @@ def privacy_rules() -> PrivacyRules:
 # of the partial index frames_ocrresult_lines_old (migration 0013) on SQLite, so that finding them
 # reads that index, empty once they are done.
 LINES_OLD_WHERE = "(lines_packed IS NULL AND lines <> '[]') OR substr(lines_packed, 1, 1) = x'78'"
+# The same in PostgreSQL's terms: the condition of its partial index of the same name (migration 0014).
+LINES_OLD_WHERE_POSTGRESQL = "(lines_packed IS NULL AND lines <> '[]'::jsonb) OR substr(lines_packed, 1, 1) = '\\x78'::bytea"
 
 
 def ocr_lines_old():
     """OCR results whose lines are in an older, larger form (see LINES_OLD_WHERE)."""
     if connection.vendor == "sqlite":
         return OcrResult.objects.extra(where=[LINES_OLD_WHERE])
-    return OcrResult.objects.extra(
-        where=["(lines_packed IS NULL AND lines::text <> '[]') OR substr(lines_packed, 1, 1) = %s"], params=[b"\x78"]
-    )
+    return OcrResult.objects.extra(where=[LINES_OLD_WHERE_POSTGRESQL])
 
 
 def ocr_text_old():

@@ -692,9 +692,34 @@ def ocr_text_compact(limit: int) -> int:
     return len(rows)
 
 
+def _tables_owned(cursor) -> list[str]:
+    """PostgreSQL: the tables of this schema the role owns (a partitioned table stands for its
+    partitions), which it may vacuum; the shared catalogs only a superuser may."""
+    cursor.execute(
+        "SELECT c.oid::regclass::text FROM pg_class c WHERE c.relnamespace = current_schema()::regnamespace "
+        "AND c.relkind IN ('r', 'p', 'm') AND NOT c.relispartition AND pg_get_userbyid(c.relowner) = current_user ORDER BY 1"
+    )
+    return [name for (name,) in cursor.fetchall()]
+
+
+def _database_bytes() -> int:
+    """PostgreSQL's size of the database in use: every table, index and TOAST table."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_database_size(current_database())")
+        return cursor.fetchone()[0]
+
+
 def database_rebuild() -> tuple[int, int]:
-    """Rebuild the SQLite database file (VACUUM): rows rewritten smaller leave room inside their
-    pages that only this gives back. Returns the database's bytes before and after (0, 0 elsewhere)."""
+    """Rebuild the database's files: rows rewritten smaller leave room inside their pages that only
+    this gives back. SQLite: VACUUM of its file. PostgreSQL: VACUUM FULL, which rewrites each table
+    and its indexes (each locked while it is rewritten). Returns the database's bytes before and
+    after (0, 0 on another database)."""
+    if connection.vendor == "postgresql":
+        before = _database_bytes()
+        with connection.cursor() as cursor:
+            if tables := _tables_owned(cursor):
+                cursor.execute(f"VACUUM FULL {', '.join(tables)}")
+        return before, _database_bytes()
     if connection.vendor != "sqlite":
         return 0, 0
     connection.ensure_connection()
@@ -710,10 +735,19 @@ def database_rebuild() -> tuple[int, int]:
 
 
 def database_space_reclaim() -> None:
-    """Give the free pages of deleted rows back to the file system (SQLite in incremental
-    auto-vacuum mode), and empty the write-ahead log into it: until it is truncated the log
-    keeps earlier versions of the pages, the deleted rows among them."""
-    if connection.vendor != "sqlite" or connection.in_atomic_block:
+    """Give the space of deleted rows back. SQLite (in incremental auto-vacuum mode): its free pages
+    go back to the file system, and the write-ahead log, which keeps earlier versions of the pages
+    (the deleted rows among them), is emptied into the file. PostgreSQL: VACUUM removes the deleted
+    rows and their index entries at once (rather than when autovacuum comes by), so new rows reuse
+    their room, and gives the empty pages at the end of each table back to the file system."""
+    if connection.in_atomic_block:
+        return
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            if tables := _tables_owned(cursor):
+                cursor.execute(f"VACUUM {', '.join(tables)}")
+        return
+    if connection.vendor != "sqlite":
         return
     connection.ensure_connection()
     # executescript steps each statement to its end; a cursor's execute frees one page per call.

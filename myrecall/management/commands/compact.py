@@ -1,4 +1,5 @@
 from django.core.management.base import BaseCommand
+from django.db import connection
 from tqdm import tqdm
 
 from frames.services import database_rebuild, database_space_reclaim
@@ -17,9 +18,9 @@ class Command(BaseCommand):
         parser.add_argument(
             "--vacuum",
             action="store_true",
-            help="then rebuild the database file (SQLite VACUUM), which gives back the space that rows made smaller "
-            "leave inside its pages: minutes at a million frames, new frames wait meanwhile (pause capture), and it "
-            "needs free disk the size of the database",
+            help="then rebuild the database (SQLite: VACUUM of its file; PostgreSQL: VACUUM FULL of its tables), which "
+            "gives back the space that rows made smaller leave inside its pages: minutes at a million frames, new frames "
+            "wait meanwhile (pause capture), and it needs free disk the size of the database",
         )
 
     def handle(self, *args, batch: int, vacuum: bool, **options):
@@ -41,4 +42,5 @@ class Command(BaseCommand):
         self.stdout.write("Rewrote " + ", ".join(f"{count:,} ({name.replace('_', ' ')})" for name, count in counts.items()) + ".")
         if vacuum:
             before, after = database_rebuild()
-            self.stdout.write(f"Rebuilt the database file: {before / 2**20:,.0f} MiB -> {after / 2**20:,.0f} MiB.")
+            what = "file" if connection.vendor == "sqlite" else "tables"
+            self.stdout.write(f"Rebuilt the database {what}: {before / 2**20:,.0f} MiB -> {after / 2**20:,.0f} MiB.")
