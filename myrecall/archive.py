@@ -67,8 +67,11 @@ class ArchiveReport:
 def _sqlite_path() -> Path:
     if connection.vendor != "sqlite":
         raise ApplicationError(
-            "Export and import work on the embedded SQLite database; with DATABASE_URL set to another "
-            "database, back it up with its own tools (pg_dump) and copy DATA_DIR/frames."
+            "Export and import work on the embedded SQLite database; this MyRecall keeps its memory in "
+            "PostgreSQL (DATABASE_URL). Back that up with PostgreSQL's own tools, e.g. "
+            '`pg_dump --format=custom --file=myrecall.dump "$DATABASE_URL"`, restore it into an empty database '
+            'with `pg_restore --no-owner --dbname="$DATABASE_URL" myrecall.dump`, and copy the images '
+            "(MYRECALL_IMAGES_DIR, by default DATA_DIR/frames) beside it."
         )
     return Path(connection.settings_dict["NAME"])
 
@@ -179,11 +182,11 @@ def data_dir_empty_check() -> None:
 def archive_import(*, path: Path, progress: Callable[[str, int, int], None] = lambda *a: None) -> ArchiveReport:
     """Restore an archive into the (empty) data dir; the server must not be running on it."""
     started = time.perf_counter()
+    _sqlite_path()
     path = Path(path).expanduser().resolve()
     if not path.is_file():
         raise ApplicationError(f"{path} is not a file.")
     data_dir = Path(settings.DATA_DIR)
-    _sqlite_path()
     data_dir_empty_check()
     report = ArchiveReport(path=path)
     try:

@@ -1,6 +1,7 @@
 """Export while the server runs and frames keep coming, import into an empty data dir on a fresh
 server, and compare what both answer; and what import refuses."""
 
+import re
 import subprocess
 import sys
 import tarfile
@@ -42,6 +43,7 @@ def manage(data_dir, *args, check=True) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "manage.py", *args], cwd=REPO, env=env, capture_output=True, text=True, check=check, timeout=600)
 
 
+@pytest.mark.sqlite_only  # the archive holds the SQLite file; on PostgreSQL: test_export_and_import_on_postgresql_say_to_use_pg_dump
 def test_an_export_taken_while_frames_arrive_restores_a_memory_that_answers_the_same(tmp_path):
     archive = tmp_path / "memory.tar"
     with LiveServer(tmp_path / "a", env={"MYRECALL_DEDUP_MAX_DISTANCE": "-1"}) as source:
@@ -104,6 +106,7 @@ def test_an_export_taken_while_frames_arrive_restores_a_memory_that_answers_the_
         assert (target_dir / "admin_password.txt").read_text() == (source.data_dir / "admin_password.txt").read_text()
 
 
+@pytest.mark.sqlite_only  # as above
 def test_import_refuses_a_data_dir_that_has_a_memory_and_a_file_that_is_not_an_archive(tmp_path):
     not_archive = tmp_path / "notes.tar"
     not_archive.write_text("hello")
@@ -122,6 +125,35 @@ def test_import_refuses_a_data_dir_that_has_a_memory_and_a_file_that_is_not_an_a
     assert again.returncode != 0 and "already holds a memory" in again.stderr
     restored = manage(tmp_path / "fresh", "import", str(archive))  # compressed archives too
     assert "1 frames" in restored.stdout and len(list((tmp_path / "fresh" / "frames").rglob("*.webp"))) == 1
+
+
+@pytest.mark.postgresql_only
+def test_export_and_import_on_postgresql_say_to_use_pg_dump(tmp_path):
+    """With DATABASE_URL naming PostgreSQL, both commands stop before writing anything and show the
+    commands that back up and restore that database."""
+    import os
+
+    from tests import databases
+
+    data_dir = tmp_path / "data"
+    env = {**os.environ, **databases.env_for(data_dir), "MYRECALL_DATA_DIR": str(data_dir)}
+
+    def run(*args):
+        return subprocess.run([sys.executable, "manage.py", *args], cwd=REPO, env=env, capture_output=True, text=True, timeout=600)
+
+    assert run("token_create", "laptop").returncode == 0  # a memory in that database
+    archive = tmp_path / "memory.tar"
+    for refused in (run("export", str(archive)), run("import", str(archive))):
+        assert refused.returncode != 0 and "Traceback" not in refused.stderr, refused.stderr
+        shown = re.findall(r"`(pg_(?:dump|restore) [^`]+)`", refused.stderr)
+        assert [command.split()[0] for command in shown] == ["pg_dump", "pg_restore"], refused.stderr
+    assert not list(tmp_path.glob("memory.tar*"))
+    # The commands shown work as shown: the memory, dumped, is restored whole into an empty database.
+    restored_dir = tmp_path / "restored"
+    for command, database_env in zip(shown, (env, databases.env_for(restored_dir))):
+        done = subprocess.run(["bash", "-c", command], cwd=tmp_path, env={**env, **database_env}, capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, done.stderr
+    assert databases.rows(restored_dir, "SELECT name FROM myrecall_apitoken") == databases.rows(data_dir, "SELECT name FROM myrecall_apitoken") == [("laptop",)]
 
 
 @pytest.mark.django_db
