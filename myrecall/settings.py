@@ -171,7 +171,10 @@ TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": ["d
 # In-memory inside one web process; Redis when several processes must share live events.
 REDIS_URL = env.str("REDIS_URL", default="")
 if REDIS_URL:
-    CHANNEL_LAYERS = {"default": {"BACKEND": "channels_redis.core.RedisChannelLayer", "CONFIG": {"hosts": [REDIS_URL]}}}
+    # redis-py 8 reads with a 5 s socket timeout by default, the length of channels-redis's blocking
+    # receive (BZPOPMIN, 5 s): an idle socket would fail every 5 s. 30 s still notices a dead Redis.
+    _redis_host = {"address": REDIS_URL, "socket_timeout": 30}
+    CHANNEL_LAYERS = {"default": {"BACKEND": "channels_redis.core.RedisChannelLayer", "CONFIG": {"hosts": [_redis_host]}}}
 else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
 
