@@ -5,7 +5,9 @@ class FramesConfig(AppConfig):
     name = "frames"
 
     def ready(self):
-        from frames import tasks
+        from django.core import checks
+
+        from frames import storage, tasks
         from frames.selectors import archive_images
         from myrecall.archive import archive_files_register
         from django.conf import settings
@@ -16,7 +18,9 @@ class FramesConfig(AppConfig):
         worker_startup_register(tasks.ocr_engine_warm_up)
         task_abandoned_register(tasks.frame_ocr, tasks.frame_ocr_abandoned)
         worker_periodic_register(tasks.housekeeping_enqueue, every_s=lambda: settings.HOUSEKEEPING_CHECK_S)
-        archive_files_register(archive_images)
+        archive_files_register(archive_images, storage=storage.files)
+        # The storage of frame images that settings name can be made (said at start, not at the first frame).
+        checks.register(storage.storage_check)
 
         # What the frames' files take on disk (the settings page, GET /api/v1/status).
         from frames.selectors import images_space, thumbnails_space

@@ -12,12 +12,13 @@ from django.db.models import Count, Max, Sum
 from django.db.models.functions import TruncHour
 from django.utils import timezone
 
+from frames import storage
 from frames.models import BrowserTab, CaptureReport, Frame, FrameDeletion, OcrResult, PrivacySettings
 from frames.text import TEXT_PACK_MIN
 from myrecall.browsers import browser_of_app, report_keys_for_app, window_shows_tab
 from myrecall.errors import NotFound
 from myrecall.privacy_rules import PrivacyRules
-from myrecall.space import Part, tree_bytes
+from myrecall.space import Part
 
 
 def frame_get(*, frame_id: int) -> Frame:
@@ -276,7 +277,7 @@ def images_space(zone) -> Part:
 
 def thumbnails_space(zone) -> Part:
     """The thumbnails made so far (each on first request)."""
-    return Part(bytes=tree_bytes(settings.DATA_DIR / "thumbs"))
+    return Part(bytes=storage.thumbs_bytes())
 
 
 def archive_images(snapshot) -> list[str]:

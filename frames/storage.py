@@ -1,7 +1,15 @@
-"""How a frame's image is kept: its stored format, where its file lives in the data dir, and how
-every reader gets it back; also the thumbnails' files, and the removal of a frame's files.
+"""How a frame's image is kept: its stored format, where its file lives, and how every reader gets
+it back; also the thumbnails' files, and the removal of a frame's files.
 
-A frame row names its image by a path relative to the data dir (`Frame.image_path`); the path's
+Images and thumbnails live in one Django storage, settings.STORAGES["frames"] (`files()`): the data
+dir by default, a folder every machine mounts (MYRECALL_IMAGES_DIR), or any storage class a user
+names (MYRECALL_IMAGES_STORAGE), so every web server and worker reads what any of them wrote. This
+module reads, writes, checks and deletes them only through that storage's API (open, save, size,
+delete, listdir); a local path (`image_location`) only where the storage has one. Staging happens in
+a temp folder of this machine's data dir; what a frame keeps ends in the storage.
+
+A frame row names its image by its name in that storage (`Frame.image_path`, a path relative to the
+data dir in the default); the path's
 suffix says the form it was stored in, so a frame stored in an older form keeps opening after the
 form of new frames changes. Two forms are written: whole (lossless WebP; a screen of photos past
 LOSSLESS_MAX_BYTES lossy), and, for a screen that barely changed, a delta: the tiles that differ
@@ -12,16 +20,16 @@ format: callers ask for pixels (`image_pixels`: OCR, thumbnails, previews), for 
 as served (`image_open`, `image_bytes`: the viewer and the API), or for the files to copy or
 remove (`frame_relpaths`: export, deletion).
 
-Exports: IMAGE_SUFFIX, DELTA_SUFFIX, THUMB_SUFFIX, ImageMissing, StagedImage, Base, image_encode,
-image_stage, image_restage, delta_base, image_pixels,
+Exports: IMAGE_SUFFIX, DELTA_SUFFIX, THUMB_SUFFIX, ImageMissing, StagedImage, Base, files,
+storage_check, image_encode, image_stage, image_restage, delta_base, image_pixels,
 image_open, image_bytes, image_location, image_content_type, thumb_relpath, thumb_abspath,
-frame_relpaths, files_remove, tmp_sweep.
+thumb_open, thumb_save, thumbs_bytes, frame_relpaths, files_remove, tmp_sweep.
 """
 
 import base64
 import io
 import json
-import os
+import posixpath
 import struct
 import threading
 import shutil
@@ -29,14 +37,21 @@ import uuid
 import zlib
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import BinaryIO
 
 import numpy as np
 from django.conf import settings
+from django.core import checks
+from django.core.exceptions import SuspiciousFileOperation
+from django.core.files import File
+from django.core.files.base import ContentFile
+from django.core.files.storage import Storage, storages
 from PIL import Image
+
+from myrecall.space import tree_bytes
 
 IMAGE_SUFFIX = ".webp"  # a frame stored whole: lossless WebP (lossy past LOSSLESS_MAX_BYTES)
 DELTA_SUFFIX = ".mrd"  # a frame stored as the tiles that differ from a frame stored whole
@@ -59,25 +74,35 @@ _CACHE_ENTRIES = 6  # decoded bases kept per process (about 6 MB each at 1920x10
 
 
 class ImageMissing(FileNotFoundError):
-    """The frame's image file is not in the data dir (removed outside MyRecall, or never placed)."""
+    """The frame's image file is not in the storage (removed outside MyRecall, or never placed)."""
 
 
-def _root() -> Path:
-    return Path(settings.DATA_DIR)
+STORAGE = "frames"  # the name of the storage of frame images and thumbnails in settings.STORAGES
+
+
+def files() -> Storage:
+    """The storage that keeps every frame's image and thumbnail (settings.STORAGES["frames"])."""
+    return storages[STORAGE]
+
+
+def storage_check(app_configs=None, **kwargs) -> list[checks.CheckMessage]:
+    """A system check: the storage that settings name can be made (a class that exists, options it takes)."""
+    try:
+        files()
+    except Exception as exc:  # whatever the class raises: said at start, not at the first frame
+        return [checks.Error(f"The storage of frame images cannot be made: {exc}", hint="Check MYRECALL_IMAGES_STORAGE and MYRECALL_IMAGES_STORAGE_OPTIONS.", id="frames.E001")]
+    return []
 
 
 def frames_root() -> Path:
-    return _root() / "frames"
+    """The data dir's frames folder: where staged images wait (and where images live by default)."""
+    return Path(settings.DATA_DIR) / "frames"
 
 
 def _tmp_dir() -> Path:
     path = frames_root() / ".tmp"
     path.mkdir(parents=True, exist_ok=True)
     return path
-
-
-def _abspath(relpath: str) -> Path:
-    return _root() / relpath
 
 
 # Writing ---------------------------------------------------------------------------------------
@@ -96,28 +121,39 @@ def image_encode(image: Image.Image, *, quality: int, lossless_max_bytes: int = 
     return out.getvalue()
 
 
-@dataclass(frozen=True)
+class _StagedFile(File):
+    """A staged temp file: a storage on the same file system may link it rather than copy it."""
+
+    def temporary_file_path(self) -> str:
+        return self.file.name
+
+
+@dataclass
 class StagedImage:
-    """An encoded image written to a temp file, not yet in place: `place()` it inside the
-    transaction that creates its row, `discard()` it (and whatever was placed) when that fails.
-    `base` names the frame whose image this one is stored against (a delta), or None (whole)."""
+    """An encoded image written to a temp file, not yet in place: `place()` it in the storage
+    inside the transaction that creates its row, `discard()` it (and whatever was placed) when
+    that fails. `base` names the frame whose image this one is stored against (a delta), or None
+    (whole)."""
 
     relpath: str
     size: int
     _tmp: Path
     base: int | None = None
+    _placed: bool = field(default=False, compare=False)
 
     def place(self) -> None:
-        final = _abspath(self.relpath)
-        final.parent.mkdir(parents=True, exist_ok=True)
-        os.replace(self._tmp, final)
+        with open(self._tmp, "rb") as fh:
+            saved = files().save(self.relpath, _StagedFile(fh, name=self.relpath))
+        if saved != self.relpath:  # a fresh uuid's name was taken: never put a frame on another's file
+            files().delete(saved)
+            raise FileExistsError(f"the frames storage already holds {self.relpath}")
+        self._placed = True
+        self._tmp.unlink(missing_ok=True)
 
     def discard(self) -> None:
-        for path in (self._tmp, _abspath(self.relpath)):
-            try:
-                path.unlink()
-            except FileNotFoundError:
-                pass
+        self._tmp.unlink(missing_ok=True)
+        if self._placed:
+            files().delete(self.relpath)
 
 
 @dataclass(frozen=True)
@@ -140,13 +176,15 @@ def _new_relpath(timestamp: datetime, suffix: str) -> str:
 
 
 def image_stage(image: Image.Image, *, timestamp: datetime, quality: int, bases: Sequence[Base] = ()) -> StagedImage:
-    """Encode a frame's image and write it to a temp file of the data dir: as the tiles that
+    """Encode a frame's image and write it to a temp file of this machine's data dir: as the tiles that
     differ from the closest of `bases` (the device's latest frames stored whole, newest first)
     when that is much smaller, else whole."""
     candidates = []
     for base in bases:
         try:
-            candidates.append((base, _whole_pixels(base.relpath), _abspath(base.relpath).stat().st_size))
+            pixels, size = _whole(base.relpath)
+            if files().exists(base.relpath):  # its pixels may be kept here after its file went
+                candidates.append((base, pixels, size))
         except (OSError, ValueError):
             continue  # gone meanwhile, or unreadable: not a base
     return _stage(image, timestamp=timestamp, quality=quality, candidates=candidates)
@@ -197,14 +235,18 @@ def image_content_type(relpath: str) -> str:
     return _CONTENT_TYPES.get(Path(relpath).suffix.lower(), "application/octet-stream")
 
 
-def image_location(relpath: str) -> Path:
-    """The absolute path of the file that holds the image (what screenpipe's clients are told)."""
-    return _abspath(relpath)
+def image_location(relpath: str) -> Path | None:
+    """The absolute path of the file that holds the image (what screenpipe's clients are told), or
+    None when the storage keeps its files elsewhere than on a file system."""
+    try:
+        return Path(files().path(relpath))
+    except NotImplementedError:
+        return None
 
 
 def _read(relpath: str) -> bytes:
     try:
-        with open(_abspath(relpath), "rb") as fh:
+        with files().open(relpath, "rb") as fh:
             return fh.read()
     except FileNotFoundError as exc:
         raise ImageMissing(f"image file is missing: {relpath}") from exc
@@ -219,7 +261,7 @@ def image_open(relpath: str) -> tuple[BinaryIO, str]:
         out.seek(0)
         return out, "image/webp"
     try:
-        return open(_abspath(relpath), "rb"), image_content_type(relpath)
+        return files().open(relpath, "rb"), image_content_type(relpath)
     except FileNotFoundError as exc:
         raise ImageMissing(f"image file is missing: {relpath}") from exc
 
@@ -240,24 +282,26 @@ def image_pixels(relpath: str) -> Image.Image:
 
 # Frames stored as the tiles that changed -------------------------------------------------------
 
-_cache: OrderedDict[str, np.ndarray] = OrderedDict()
+_cache: OrderedDict[str, tuple[np.ndarray, int]] = OrderedDict()
 _cache_lock = threading.Lock()
 
 
-def _whole_pixels(relpath: str) -> np.ndarray:
-    """The pixels of a frame stored whole (read-only), kept for the next frames of its screen."""
+def _whole(relpath: str) -> tuple[np.ndarray, int]:
+    """The pixels of a frame stored whole (read-only) and its file's bytes, kept for the next
+    frames of its screen."""
     with _cache_lock:
         if (found := _cache.get(relpath)) is not None:
             _cache.move_to_end(relpath)
             return found
-    with Image.open(io.BytesIO(_read(relpath))) as image:
+    data = _read(relpath)
+    with Image.open(io.BytesIO(data)) as image:
         pixels = np.asarray(image.convert("RGB"))
     pixels.setflags(write=False)
     with _cache_lock:
-        _cache[relpath] = pixels
+        _cache[relpath] = (pixels, len(data))
         while len(_cache) > _CACHE_ENTRIES:
             _cache.popitem(last=False)
-    return pixels
+    return pixels, len(data)
 
 
 def _tiles_changed(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -321,7 +365,7 @@ def _delta_decode(relpath: str, data: bytes) -> np.ndarray:
     rows, cols, packed = header["mask"]
     mask = np.unpackbits(np.frombuffer(zlib.decompress(base64.b64decode(packed)), dtype=np.uint8))[: rows * cols]
     mask = mask.reshape(rows, cols).astype(bool)
-    base = _whole_pixels(header["base"])
+    base, _ = _whole(header["base"])
     with Image.open(io.BytesIO(data[8 + length :])) as patch_image:
         patch = np.asarray(patch_image.convert("RGB"))
     if base.shape != patch.shape or header["tile"] <= 0:
@@ -340,44 +384,81 @@ def thumb_relpath(frame_id: int, timestamp: datetime) -> str:
     return f"thumbs/{timestamp:%Y/%m/%d}/{frame_id}{THUMB_SUFFIX}"
 
 
-def thumb_abspath(frame_id: int, timestamp: datetime) -> Path:
-    return _abspath(thumb_relpath(frame_id, timestamp))
+def thumb_abspath(frame_id: int, timestamp: datetime) -> Path | None:
+    return image_location(thumb_relpath(frame_id, timestamp))
+
+
+def thumb_open(frame_id: int, timestamp: datetime) -> BinaryIO:
+    """The frame's thumbnail, open (the caller closes it); FileNotFoundError until it is made."""
+    return files().open(thumb_relpath(frame_id, timestamp), "rb")
+
+
+def thumb_save(frame_id: int, timestamp: datetime, data: bytes) -> None:
+    """Keep a thumbnail made of the frame's image. Two servers making it at once both write whole
+    files; the storage keeps one under the name, the other's copy (renamed) is removed."""
+    name = thumb_relpath(frame_id, timestamp)
+    saved = files().save(name, ContentFile(data, name=name))
+    if saved != name:
+        files().delete(saved)
+
+
+def thumbs_bytes() -> int:
+    """Bytes of the thumbnails made so far (each on first request)."""
+    local = image_location("thumbs")
+    if local is not None:
+        return tree_bytes(local)
+    store, total, folders = files(), 0, ["thumbs"]
+    while folders:
+        folder = folders.pop()
+        subfolders, names = store.listdir(folder)
+        folders += [f"{folder}/{name}" for name in subfolders]
+        for name in names:
+            try:
+                total += store.size(f"{folder}/{name}")
+            except FileNotFoundError:
+                continue  # removed while counted
+    return total
 
 
 def frame_relpaths(frame_id: int, timestamp: datetime, image_path: str) -> list[str]:
-    """The files a frame may have, relative to the data dir: its image and its thumbnail (made
-    on first request). Export copies them; deletion removes them."""
+    """The files a frame may have, by their names in the storage: its image and its thumbnail
+    (made on first request). Export copies them; deletion removes them."""
     return [image_path, thumb_relpath(frame_id, timestamp)]
 
 
 def files_remove(relpaths: list[str]) -> tuple[int, int]:
-    """Remove these files of the data dir, those that exist, and then the day folders they
-    leave empty; returns (files removed, bytes given back). Safe to run again."""
+    """Remove these files of the storage, those that exist, and then the day folders they leave
+    empty (on a file system); returns (files removed, bytes given back). Safe to run again."""
     with _cache_lock:
         for relpath in relpaths:
             _cache.pop(relpath, None)
-    root = _root().resolve()
+    store = files()
     removed = freed = 0
-    folders: set[Path] = set()
+    folders: set[str] = set()
     for relpath in relpaths:
-        path = (root / relpath).resolve()
-        if root not in path.parents:
-            continue  # never outside the data dir, whatever a row says
         try:
-            size = path.stat().st_size
-            path.unlink()
+            size = store.size(relpath)
+            store.delete(relpath)
+        except SuspiciousFileOperation:
+            continue  # never outside the storage, whatever a row says
         except FileNotFoundError:
             continue
         removed += 1
         freed += size
-        folders.add(path.parent)
-    for folder in sorted(folders, key=lambda item: len(item.parts), reverse=True):
-        # frames/YYYY/MM/DD, then its month and year when they are left empty too
-        for level in (folder, folder.parent, folder.parent.parent):
-            if level == root or root not in level.parents:
+        folders.add(posixpath.dirname(relpath))
+    if image_location("") is None:
+        return removed, freed  # no folders to leave behind
+    for folder in sorted(folders, key=lambda item: item.count("/"), reverse=True):
+        # frames/YYYY/MM/DD, then its month and year when they are left empty too; never frames/ itself
+        level = folder
+        for _ in range(3):
+            if "/" not in level:
                 break
             try:
-                level.rmdir()
+                if any(store.listdir(level)):
+                    break
+                store.delete(level)
             except OSError:
-                break
+                break  # gone already, or a file arrived meanwhile
+            level = posixpath.dirname(level)
     return removed, freed

@@ -1,9 +1,10 @@
-"""Thumbnails: made once per frame on first request, kept beside the images."""
+"""Thumbnails: made once per frame on first request, kept beside the images in the storage every
+server shares (frames.storage), so one made by any server is served by all, and a deletion on any
+machine removes it."""
 
 import io
-import os
-import uuid
 from pathlib import Path
+from typing import BinaryIO
 
 from PIL import Image
 
@@ -13,22 +14,24 @@ from frames.models import Frame
 THUMB_WIDTH = 320
 
 
-def thumbnail_path(frame: Frame) -> Path:
+def thumbnail_path(frame: Frame) -> Path | None:
+    """Its file, when the storage keeps files on a file system."""
     return storage.thumb_abspath(frame.id, frame.timestamp)
 
 
-def thumbnail_get_or_create(*, frame: Frame) -> Path:
-    path = thumbnail_path(frame)
-    if path.exists():
-        return path
+def thumbnail_open(*, frame: Frame) -> BinaryIO:
+    """The frame's thumbnail, open (the caller closes it): made and kept on first request."""
+    try:
+        return storage.thumb_open(frame.id, frame.timestamp)
+    except FileNotFoundError:
+        pass
     image = storage.image_pixels(frame.image_path)
     height = max(1, round(image.height * THUMB_WIDTH / image.width))
-    thumb = image.resize((THUMB_WIDTH, height), Image.Resampling.LANCZOS)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(f".{uuid.uuid4().hex}.part")
-    thumb.save(tmp, format="WEBP", quality=70, method=4)
-    os.replace(tmp, path)  # two requests racing both write whole files; the last one wins
-    return path
+    out = io.BytesIO()
+    image.resize((THUMB_WIDTH, height), Image.Resampling.LANCZOS).save(out, format="WEBP", quality=70, method=4)
+    storage.thumb_save(frame.id, frame.timestamp, out.getvalue())
+    out.seek(0)
+    return out
 
 
 PREVIEW_MAX_BYTES = 600_000  # an image an assistant is shown: small enough for its context

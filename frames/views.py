@@ -60,10 +60,10 @@ def frame_image(request: HttpRequest, frame_id: str):
 def frame_thumb(request: HttpRequest, frame_id: int):
     try:
         frame = selectors.frame_get(frame_id=frame_id)
-        path = thumbnails.thumbnail_get_or_create(frame=frame)
+        stream = thumbnails.thumbnail_open(frame=frame)
     except (NotFound, FileNotFoundError) as exc:
         raise Http404("No such frame image.") from exc
-    response = FileResponse(open(path, "rb"), content_type="image/webp")
+    response = FileResponse(stream, content_type="image/webp")
     response["Cache-Control"] = f"private, max-age={IMAGE_CACHE_SECONDS}, immutable"
     return response
 

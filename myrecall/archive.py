@@ -7,16 +7,19 @@ The archive is a tar file (PATH.tar, or compressed when PATH ends in .tar.gz):
                           one step: one read transaction, while the server keeps writing in WAL
                           mode): frames, OCR text, the keyword index, chats, tokens, settings
   admin_password.txt      the first-start admin password, when the data dir has it
-  files/<relpath>         the files the apps list for the snapshot (frame images)
+  files/<relpath>         the files the apps list for the snapshot (frame images), by their names
+                          in the storage that keeps them (the data dir, or MYRECALL_IMAGES_DIR...)
 
 Not in it, and why: the vector index (Chroma's files cannot be copied consistently while its
 server writes, and it is rebuilt from the database: after an import the worker re-embeds every
 frame, while keyword search answers at once), thumbnails (made again on first view), the
 agent's scratch files, and the secret key (a new one only logs browsers out).
 
-Apps take part through two hooks: `archive_files_register(fn)`: fn(snapshot) lists the
-files (relative to the data dir) the snapshot's rows point to; and the `memory_restored`
-signal, sent after an import has put the database and files in place and migrated them.
+Apps take part through two hooks: `archive_files_register(fn, storage=...)`: fn(snapshot) lists
+the files the snapshot's rows point to, by their names in a Django storage (the data dir when
+none is named; an archive's files are read from and restored into that one storage); and the
+`memory_restored` signal, sent after an import has put the database and files in place and
+migrated them.
 """
 
 import json
@@ -30,6 +33,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from django.conf import settings
+from django.core.exceptions import SuspiciousFileOperation
+from django.core.files import File
+from django.core.files.storage import FileSystemStorage, Storage
 from django.db import connection
 from django.dispatch import Signal
 
@@ -44,13 +50,22 @@ memory_restored = Signal()
 
 FilesLister = Callable[[sqlite3.Connection], Iterable[str]]
 _files_listers: list[FilesLister] = []
+_files_storage: list[Callable[[], Storage]] = []
 
 
-def archive_files_register(lister: FilesLister) -> None:
-    """lister(snapshot) yields the files, relative to the data dir, that rows of the snapshot
-    (an sqlite3 connection to the exported database) point to."""
+def archive_files_register(lister: FilesLister, *, storage: Callable[[], Storage] | None = None) -> None:
+    """lister(snapshot) yields the files that rows of the snapshot (an sqlite3 connection to the
+    exported database) point to, by their names in storage() (default: relative to the data dir)."""
+    if storage is not None and _files_storage and _files_storage[0] is not storage:
+        raise ValueError("An archive holds the files of one storage; another one is registered already.")
+    if storage is not None and not _files_storage:
+        _files_storage.append(storage)
     if lister not in _files_listers:
         _files_listers.append(lister)
+
+
+def _files() -> Storage:
+    return _files_storage[0]() if _files_storage else FileSystemStorage(location=settings.DATA_DIR)
 
 
 @dataclass
@@ -121,14 +136,14 @@ def archive_export(*, path: Path, progress: Callable[[str, int, int], None] = la
             report.counts = _counts(snapshot)
         finally:
             snapshot.close()
+        store = _files()
         files = []
         for relpath in relpaths:
-            file = (data_dir / relpath).resolve()
-            if data_dir not in file.parents or not file.is_file():
-                report.missing.append(relpath)  # deleted since the snapshot, or lost before it
-                continue
-            files.append((relpath, file))
-        total_files = sum(file.stat().st_size for _, file in files)
+            try:
+                files.append((relpath, store.size(relpath)))
+            except (FileNotFoundError, SuspiciousFileOperation):
+                report.missing.append(relpath)  # deleted since the snapshot, lost before it, or a bad name
+        total_files = sum(size for _, size in files)
         manifest = {
             "format": FORMAT,
             "created_at": time.time(),
@@ -147,13 +162,15 @@ def archive_export(*, path: Path, progress: Callable[[str, int, int], None] = la
             if (data_dir / ADMIN_PASSWORD_NAME).is_file():
                 tar.add(data_dir / ADMIN_PASSWORD_NAME, arcname=ADMIN_PASSWORD_NAME)
             done = 0
-            for relpath, file in files:
+            for relpath, size in files:
+                member = tarfile.TarInfo(f"files/{relpath}")
+                member.size, member.mtime, member.mode = size, time.time(), 0o600
                 try:
-                    tar.add(file, arcname=f"files/{relpath}")
+                    with store.open(relpath, "rb") as source:
+                        tar.addfile(member, source)
                 except FileNotFoundError:  # deleted while the archive was written
                     report.missing.append(relpath)
                     continue
-                size = file.stat().st_size if file.exists() else 0
                 done += size
                 report.files += 1
                 report.file_bytes += size
@@ -174,9 +191,33 @@ def data_dir_empty_check() -> None:
                     f"{data_dir} already holds a memory ({db}): import only into an empty data dir "
                     "(set MYRECALL_DATA_DIR to a new folder)."
                 )
-    for folder in ("frames", "chroma"):
-        if any((data_dir / folder).rglob("*.*")) if (data_dir / folder).exists() else False:
-            raise ApplicationError(f"{data_dir / folder} is not empty: import only into an empty data dir.")
+    if (data_dir / "chroma").exists() and any((data_dir / "chroma").rglob("*.*")):
+        raise ApplicationError(f"{data_dir / 'chroma'} is not empty: import only into an empty data dir.")
+    if _holds_files(_files(), "frames"):
+        raise ApplicationError("The storage of frame images (frames/) is not empty: import only into an empty data dir.")
+
+
+def _holds_files(store: Storage, folder: str) -> bool:
+    try:
+        folders, names = store.listdir(folder)
+    except FileNotFoundError:
+        return False
+    return bool(names) or any(_holds_files(store, f"{folder}/{name}") for name in folders)
+
+
+def _file_restore(tar: tarfile.TarFile, member: tarfile.TarInfo, path: Path) -> None:
+    """Put an archived file back in the storage under its name (replacing what an interrupted import left)."""
+    relpath = member.name[len("files/") :]
+    store = _files()
+    try:
+        if store.exists(relpath):
+            store.delete(relpath)
+        saved = store.save(relpath, File(tar.extractfile(member), name=relpath))
+    except SuspiciousFileOperation:
+        raise ApplicationError(f"{path}: {member.name} points outside the data dir; not imported.") from None
+    if saved != relpath:
+        store.delete(saved)
+        raise ApplicationError(f"{path}: {member.name} could not be restored under its name (the storage named it {saved}).")
 
 
 def archive_import(*, path: Path, progress: Callable[[str, int, int], None] = lambda *a: None) -> ArchiveReport:
@@ -210,9 +251,12 @@ def archive_import(*, path: Path, progress: Callable[[str, int, int], None] = la
             elif name == ADMIN_PASSWORD_NAME:
                 target = data_dir / ADMIN_PASSWORD_NAME
             elif name.startswith("files/"):
-                target = (data_dir / name[len("files/") :]).resolve()
-                if data_dir not in target.parents:
-                    raise ApplicationError(f"{path}: {name} points outside the data dir; not imported.")
+                _file_restore(tar, member, path)
+                report.files += 1
+                report.file_bytes += member.size
+                done += member.size
+                progress("files", done, total)
+                continue
             else:
                 continue
             target.parent.mkdir(parents=True, exist_ok=True)
@@ -224,9 +268,6 @@ def archive_import(*, path: Path, progress: Callable[[str, int, int], None] = la
             os.replace(tmp, target)
             if name == ADMIN_PASSWORD_NAME:
                 os.chmod(target, 0o600)
-            elif name.startswith("files/"):
-                report.files += 1
-                report.file_bytes += member.size
             done += member.size
             progress("files", done, total)
         snapshot = Path(work) / DB_NAME

@@ -1,6 +1,7 @@
 """MyRecall settings: everything comes from the environment (django-environ),
 and every setting has a safe local default."""
 
+import json
 import os
 import secrets
 from pathlib import Path
@@ -8,6 +9,7 @@ from pathlib import Path
 import environ
 
 import myrecall.sqlite  # noqa: F401  (first: the SQLite library every part of the process uses)
+from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -18,6 +20,9 @@ env = environ.Env(
     MYRECALL_MAX_UPLOAD_MB=(float, 20.0),
     MYRECALL_DEDUP_MAX_DISTANCE=(int, 0),
     MYRECALL_IMAGE_QUALITY=(int, 80),
+    MYRECALL_IMAGES_DIR=(str, ""),
+    MYRECALL_IMAGES_STORAGE=(str, ""),
+    MYRECALL_IMAGES_STORAGE_OPTIONS=(str, ""),
     MYRECALL_OCR_ENGINE=(str, "rapidocr"),
     MYRECALL_OCR_THREADS=(int, 2),
     MYRECALL_OCR_MAX_ATTEMPTS=(int, 3),
@@ -198,6 +203,28 @@ STATICFILES_DIRS = [
 WHITENOISE_USE_FINDERS = True
 # Files browsers ask for at the root (/favicon.ico, on every page and the API's docs).
 WHITENOISE_ROOT = BASE_DIR / "static" / "root"
+
+# Where frame images and thumbnails live, for every web server and worker: the data dir by default;
+# a folder every machine mounts (MYRECALL_IMAGES_DIR), or any Django storage class with its options
+# (MYRECALL_IMAGES_STORAGE, MYRECALL_IMAGES_STORAGE_OPTIONS as JSON). Names in it are Frame.image_path.
+IMAGES_DIR = Path(env("MYRECALL_IMAGES_DIR")).expanduser().resolve() if env("MYRECALL_IMAGES_DIR") else DATA_DIR
+if not IMAGES_DIR.is_dir():
+    raise ImproperlyConfigured(f"MYRECALL_IMAGES_DIR={IMAGES_DIR} is not a folder: mount the shared folder there or create it.")
+try:
+    _images_options = json.loads(env("MYRECALL_IMAGES_STORAGE_OPTIONS") or "{}")
+except ValueError as exc:
+    raise ImproperlyConfigured(f"MYRECALL_IMAGES_STORAGE_OPTIONS is not a JSON object: {exc}") from None
+if not isinstance(_images_options, dict):
+    raise ImproperlyConfigured("MYRECALL_IMAGES_STORAGE_OPTIONS must be a JSON object of the storage's options.")
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+    "frames": (
+        {"BACKEND": env("MYRECALL_IMAGES_STORAGE"), "OPTIONS": _images_options}
+        if env("MYRECALL_IMAGES_STORAGE")
+        else {"BACKEND": "myrecall.file_storage.AtomicFileSystemStorage", "OPTIONS": {"location": str(IMAGES_DIR), **_images_options}}
+    ),
+}
 
 SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SAMESITE = "Lax"

@@ -32,6 +32,9 @@ def pytest_collection_modifyitems(config, items):
 def data_dir(tmp_path, settings):
     settings.DATA_DIR = tmp_path / "data"
     settings.DATA_DIR.mkdir()
+    # Frame images in the test's data dir, as the embedded default keeps them.
+    frames = {"BACKEND": "myrecall.file_storage.AtomicFileSystemStorage", "OPTIONS": {"location": str(settings.DATA_DIR)}}
+    settings.STORAGES = {**settings.STORAGES, "frames": frames}
     yield settings.DATA_DIR
     vectors_release()  # the test's vector index, if it opened one
 

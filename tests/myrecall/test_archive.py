@@ -166,3 +166,31 @@ def test_export_needs_the_embedded_sqlite(monkeypatch):
     monkeypatch.setattr(connection, "vendor", "postgresql")
     with pytest.raises(ApplicationError, match="pg_dump"):
         archive_export(path="/tmp/x.tar")
+
+
+@pytest.mark.sqlite_only  # the archive holds the SQLite file
+def test_export_and_import_carry_the_images_of_a_storage_outside_the_data_dir(tmp_path):
+    import os
+
+    def run(data_dir, images_dir, *args, check=True):
+        env = {**os.environ, "MYRECALL_DATA_DIR": str(data_dir), "MYRECALL_IMAGES_DIR": str(images_dir)}
+        return subprocess.run([sys.executable, "manage.py", *args], cwd=REPO, env=env, capture_output=True, text=True, check=check, timeout=600)
+
+    def images(folder):
+        return {p.relative_to(folder).as_posix(): p.read_bytes() for p in folder.rglob("*.webp")}
+
+    shots, source, target = tmp_path / "shots", tmp_path / "images-a", tmp_path / "images-b"
+    for folder in (shots, source, target):
+        folder.mkdir()
+    (shots / "2026-11-20_09-00-00.png").write_bytes(render_text_image(["kept on the share"]))
+    run(tmp_path / "a", source, "frames_import", str(shots))
+    stored = images(source)
+    assert len(stored) == 1 and not images(tmp_path / "a")
+    archive = tmp_path / "memory.tar"
+    run(tmp_path / "a", source, "export", str(archive))
+    with tarfile.open(archive) as tar:
+        assert [name for name in tar.getnames() if name.startswith("files/")] == [f"files/{name}" for name in stored]
+    restored = run(tmp_path / "b", target, "import", str(archive))
+    assert "1 frames" in restored.stdout and images(target) == stored and not images(tmp_path / "b")
+    refused = run(tmp_path / "c", target, "import", str(archive), check=False)
+    assert refused.returncode != 0 and "storage of frame images (frames/) is not empty" in refused.stderr
