@@ -19,6 +19,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 from PIL import Image
 
+from tests import databases
 from tests.conftest import render_text_image
 from tests.server import REPO, ocr_wait
 
@@ -58,7 +59,8 @@ def _stdio(memory, token_file=None) -> StdioServerParameters:
     return StdioServerParameters(
         command=sys.executable,
         args=[str(REPO / "manage.py"), "mcp", "--token-file", str(token_file or memory["token_file"]), "--url", server.url],
-        env={"PATH": os.environ["PATH"], "MYRECALL_DATA_DIR": str(server.data_dir), "HOME": os.environ.get("HOME", "/tmp")},
+        # What the README's client config gives it: the data dir, and the database when it is not the data dir's SQLite.
+        env={"PATH": os.environ["PATH"], "MYRECALL_DATA_DIR": str(server.data_dir), "HOME": os.environ.get("HOME", "/tmp"), **databases.env_for(server.data_dir)},
         cwd=str(REPO),
     )
 
@@ -171,7 +173,7 @@ def test_stdio_refuses_a_token_it_does_not_know(memory, tmp_path):
     assert run.returncode != 0 and "is not a MyRecall token of this data dir" in run.stderr
     assert run.stdout == ""  # nothing but the protocol ever goes to stdout
     # A data dir MyRecall never ran on (a wrong MYRECALL_DATA_DIR in the client's config): said plainly.
-    empty = {**params.env, "MYRECALL_DATA_DIR": str(tmp_path / "never-used")}
+    empty = {**params.env, "MYRECALL_DATA_DIR": str(tmp_path / "never-used"), **databases.env_for(tmp_path / "never-used")}
     run = subprocess.run([params.command, *params.args], env=empty, cwd=params.cwd, capture_output=True, text=True, timeout=120, input="")
     assert run.returncode != 0 and "There is no MyRecall database in" in run.stderr and "Traceback" not in run.stderr
     assert run.stdout == ""
@@ -194,7 +196,8 @@ def test_the_mcp_inspector_cli_lists_and_searches(memory):
     )
     assert not found.get("isError") and found["structuredContent"]["data"][0]["content"]["frame_id"] == memory["frames"][1]
     params = _stdio(memory)
-    over_stdio = ["-e", f"MYRECALL_DATA_DIR={server.data_dir}", "--method", "tools/list", "--", params.command, *params.args]
+    given = [word for name, value in databases.env_for(server.data_dir).items() for word in ("-e", f"{name}={value}")]
+    over_stdio = ["-e", f"MYRECALL_DATA_DIR={server.data_dir}", *given, "--method", "tools/list", "--", params.command, *params.args]
     listed = _inspector(*over_stdio)
     assert {tool["name"] for tool in listed["tools"]} >= {"search", "activity_summary"}
 

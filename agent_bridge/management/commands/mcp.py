@@ -2,7 +2,7 @@ from pathlib import Path
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
-from django.db import DatabaseError
+from django.db import DatabaseError, connection
 
 from agent_bridge.mcp_server import stdio_run
 from myrecall.services import api_token_authenticate
@@ -29,9 +29,13 @@ class Command(BaseCommand):
         try:
             known = api_token_authenticate(raw=raw)
         except DatabaseError as exc:
+            if connection.vendor == "sqlite":
+                where, fix = settings.DATA_DIR, "start MyRecall once on this data dir (or set MYRECALL_DATA_DIR to the one it uses)"
+            else:
+                where = f"the database DATABASE_URL names ({connection.settings_dict['NAME']} on {connection.settings_dict['HOST'] or 'localhost'})"
+                fix = "start MyRecall once on it (or set DATABASE_URL to the one MyRecall uses)"
             raise CommandError(
-                f"There is no MyRecall database in {settings.DATA_DIR} ({exc}): start MyRecall once on this data dir "
-                "(or set MYRECALL_DATA_DIR to the one it uses), make a token there, then start this again."
+                f"There is no MyRecall database in {where} ({exc}): {fix}, make a token there, then start this again."
             ) from exc
         if known is None:
             raise CommandError(
