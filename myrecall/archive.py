@@ -68,6 +68,18 @@ def _files() -> Storage:
     return _files_storage[0]() if _files_storage else FileSystemStorage(location=settings.DATA_DIR)
 
 
+def files_storage() -> Storage:
+    """The storage that keeps the files the apps list (the frame images): what an archive reads
+    and restores, and what `copy_from_sqlite` copies into."""
+    return _files()
+
+
+def files_listed(snapshot: sqlite3.Connection) -> list[str]:
+    """The files that rows of an SQLite database of MyRecall's (an sqlite3 connection) point to,
+    by their names in files_storage(), each once."""
+    return list(dict.fromkeys(name for lister in _files_listers for name in lister(snapshot)))
+
+
 @dataclass
 class ArchiveReport:
     path: Path

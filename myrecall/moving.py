@@ -21,11 +21,13 @@ from pathlib import Path
 
 from django.apps import apps
 from django.conf import settings
+from django.core.files import File
 from django.core.management import call_command
 from django.core.management.color import no_style
 from django.db import connection, connections, models, transaction
 from django.dispatch import Signal
 
+from myrecall.archive import files_listed, files_storage
 from myrecall.errors import ApplicationError
 
 SOURCE = "move_source"
@@ -45,6 +47,9 @@ class MoveReport:
     tables: dict[str, int] = field(default_factory=dict)  # rows copied now, per table
     skipped: dict[str, int] = field(default_factory=dict)  # rows already there (an earlier run)
     finished: dict[str, object] = field(default_factory=dict)  # what the apps' receivers said
+    files: int = 0  # copied into the image storage now
+    files_there: int = 0  # already there (an earlier run, or the same folder)
+    files_missing: list[str] = field(default_factory=list)  # listed by a row, not in the old data dir
 
 
 def _source_open(source_dir: Path) -> None:
@@ -167,9 +172,41 @@ def _copy_model(model, id_maps, report: MoveReport, progress: Progress | None) -
     report.tables[label] = copied
 
 
-def memory_move(*, source_dir: Path, progress: Progress | None = None) -> MoveReport:
+def _files_copy(source_dir: Path, images_dir: Path, report: MoveReport, progress: Progress | None) -> None:
+    """Copy the files the old database's rows point to (the apps list them for export too:
+    myrecall.archive.archive_files_register) from the old images folder into the image storage
+    configured now (MYRECALL_IMAGES_DIR, or another storage), each under its own name; a file
+    already there is left as it is."""
+    with sqlite3.connect(f"file:{source_dir / DB_NAME}?mode=ro", uri=True) as snapshot:
+        relpaths = files_listed(snapshot)
+    store = files_storage()
+    bar = progress("copy the images", len(relpaths)) if progress and relpaths else None
+    try:
+        for relpath in relpaths:
+            if store.exists(relpath):
+                report.files_there += 1
+            else:
+                path = images_dir / relpath
+                if not path.is_file():
+                    report.files_missing.append(relpath)
+                else:
+                    with open(path, "rb") as handle:
+                        saved = store.save(relpath, File(handle, name=relpath))
+                    if saved != relpath:
+                        store.delete(saved)
+                        raise ApplicationError(f"{relpath} could not be stored under its name (the storage named it {saved}).")
+                    report.files += 1
+            if bar is not None:
+                bar.update(1)
+    finally:
+        if bar is not None:
+            bar.close()
+
+
+def memory_move(*, source_dir: Path, images_dir: Path | None = None, progress: Progress | None = None) -> MoveReport:
     """Copy the memory of an embedded data dir into this process's database (see the module
-    docstring). Raises ApplicationError when the source is not a MyRecall data dir, is this
+    docstring); the images are read from `images_dir` (the old MYRECALL_IMAGES_DIR; the old data dir
+    by default). Raises ApplicationError when the source is not a MyRecall data dir, is this
     process's own database, or when the target already holds another memory's frames."""
     source_dir = Path(source_dir).expanduser().resolve()
     if connection.vendor == "sqlite" and Path(settings.DATABASES["default"]["NAME"]).resolve() == source_dir / DB_NAME:
@@ -196,6 +233,7 @@ def memory_move(*, source_dir: Path, progress: Progress | None = None) -> MoveRe
             for statement in connection.ops.sequence_reset_sql(no_style(), ordered):
                 cursor.execute(statement)
         state_path.write_text(json.dumps({"source": str(source_dir), "tables": "copied"}))
+        _files_copy(source_dir, Path(images_dir).expanduser().resolve() if images_dir else source_dir, report, progress)
         for receiver, result in memory_moved.send(sender=None, source_dir=source_dir, progress=progress):
             if isinstance(result, dict):
                 report.finished.update(result)
