@@ -22,17 +22,35 @@ from ninja import Schema
 from ninja.schema import DjangoGetter
 from ninja.errors import ValidationError
 from ninja.params import models as param_models
-from pydantic import BeforeValidator, ConfigDict, field_validator, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, field_validator, model_validator
 
 EPOCH_MIN = 0.0
 EPOCH_MAX = 253402300799.0  # 9999-12-31T23:59:59Z, the last second Python's datetime holds
+
+
+# What every text of a request must match (said in the OpenAPI schema; InputSchema checks it).
+NO_NUL_PATTERN = "^[^\\u0000]*$"
+
+
+def _no_nul_documented(schema: dict, model=None) -> None:
+    """Give every string of a schema without a pattern (or choices) of its own NO_NUL_PATTERN."""
+    if isinstance(schema, list):
+        for item in schema:
+            _no_nul_documented(item)
+        return
+    if not isinstance(schema, dict):
+        return
+    if schema.get("type") == "string" and not {"pattern", "enum", "const", "format"} & schema.keys():
+        schema["pattern"] = NO_NUL_PATTERN
+    for value in schema.values():
+        _no_nul_documented(value)
 
 
 class InputSchema(Schema):
     """Query and form fields arrive as text and are converted to their types; JSON bodies are strict
     (a boolean is true or false, not 0; a number is not a string)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", json_schema_extra=_no_nul_documented)
 
     @model_validator(mode="before")
     @classmethod
@@ -55,6 +73,8 @@ class InputSchema(Schema):
 def _holds_nul(value: Any) -> bool:
     if isinstance(value, str):
         return "\x00" in value
+    if isinstance(value, BaseModel):
+        return any(_holds_nul(item) for item in value.__dict__.values())
     if isinstance(value, Mapping):
         return any(_holds_nul(key) or _holds_nul(item) for key, item in value.items())
     if isinstance(value, (list, tuple, set, frozenset)):
