@@ -294,16 +294,22 @@ def python_parse(target: str, args: list[str]) -> Parsed:
 
 
 def script_exec(script: str, env: dict[str, str], args: list[str]) -> list[str] | str:
-    """What a shell script of ours ends by running (its last `exec` line, expanded by bash with the
-    arguments and variables shown), or why that cannot be told."""
+    """What a shell script of ours ends by running (its last `exec` line, or the one of an option it
+    takes itself, expanded by bash with the arguments and variables shown), or why that cannot be told."""
     path = REPO / script
     if not path.is_file():
         return f"{script} does not exist"
-    execs = [line for line in path.read_text().splitlines() if line.startswith("exec ")]
+    text = path.read_text()
+    execs = [line for line in text.splitlines() if line.startswith("exec ")]
     if not execs:
         return f"{script} runs no program this test can check the arguments shown against" if args else []
+    last = execs[-1][5:]
+    # An option the script takes itself: `if [ "${1:-}" = "--scale" ]; then shift ... exec CMD` runs CMD with the rest.
+    taken = re.search(r'if \[ "\$\{1:-\}" = "(--[\w-]+)" \]; then\n\s*shift\n\s*exec (.+)\n', text)
+    if taken and args[:1] == [taken.group(1)]:
+        last, args = taken.group(2), args[1:]
     run = subprocess.run(
-        ["bash", "-c", f"printf '%s\\0' {execs[-1][5:]}", script, *args],
+        ["bash", "-c", f"printf '%s\\0' {last}", script, *args],
         cwd=REPO, env={**os.environ, **env}, capture_output=True, text=True, check=True,
     )
     return run.stdout.split("\0")[:-1]
@@ -315,6 +321,8 @@ def program_check(env: dict[str, str], argv: list[str]) -> Parsed:
         return python_parse("-m=capture", argv[3:])
     if argv == [".venv/bin/python", "-m", "pytest"]:  # scripts/test.sh as shown: the whole suite
         return Parsed(set())
+    if argv[:5] == [".venv/bin/python", "-m", "tests.scale", "run", "--"]:  # the servers of --scale, then the command
+        return program_check({}, argv[5:])
     if argv[0] in ("python", "python3"):
         return Parsed(set(), "which Python? `.venv/bin/python` (the server's) or `bash scripts/capture.sh` (the capture client)")
     if argv[0] == ".venv/bin/python" and argv[1:2] != ["-m"]:
