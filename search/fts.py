@@ -58,6 +58,7 @@ from search.keyword_base import (  # noqa: F401  (re-exported: what the SQLite i
     token_is_word,
     token_parts,
     time_ms,
+    vocab_starting,
     vocab_terms,
 )
 
@@ -539,15 +540,6 @@ def frame_ids(cursor, entries: list[tuple[Partition, int]]) -> dict[tuple[Partit
         )
         found.update({(partition, rowid): frame_id for rowid, frame_id in cursor.fetchall()})
     return found
-
-
-def vocab_starting(cursor, prefix: str, limit: int) -> list[str]:
-    """Up to `limit` words of the vocabulary that start with `prefix` and are longer, the shortest first."""
-    cursor.execute(
-        f"SELECT term FROM {VOCAB} WHERE term > %s AND term < %s ORDER BY length(term), term LIMIT %s",
-        [prefix, prefix + "\U0010ffff", limit],
-    )
-    return [row[0] for row in cursor.fetchall()]
 
 
 def vocab_containing(cursor, word: str, limit: int) -> list[str]:

@@ -168,6 +168,16 @@ def term_tokens(term: str) -> tuple[list[str], list[str], bool]:
     return tokens, parts, last_single_cjk
 
 
+def vocab_starting(cursor, prefix: str, limit: int) -> list[str]:
+    """Up to `limit` words of the vocabulary that start with `prefix` and are longer, the shortest
+    first (the same table and query on either database: its terms compare by code point)."""
+    cursor.execute(
+        f"SELECT term FROM {VOCAB} WHERE term > %s AND term < %s ORDER BY length(term), term LIMIT %s",
+        [prefix, prefix + "\U0010ffff", limit],
+    )
+    return [row[0] for row in cursor.fetchall()]
+
+
 # Periods ---------------------------------------------------------------------------------------
 
 

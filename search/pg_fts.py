@@ -27,7 +27,17 @@ import functools
 import re
 
 from search.filters import TEXT_JOIN, Filters
-from search.keyword_base import PART_MARK, REGISTRY, VOCAB, period_of, periods_range, time_ms, token_fold, vocab_terms
+from search.keyword_base import (  # noqa: F401  (vocab_starting: the same query on either database)
+    PART_MARK,
+    REGISTRY,
+    VOCAB,
+    period_of,
+    periods_range,
+    time_ms,
+    token_fold,
+    vocab_starting,
+    vocab_terms,
+)
 
 LAYOUT = 1
 TABLE = "search_keyword"
@@ -193,15 +203,6 @@ def match_newest(cursor, period: int, match: str, filters: Filters, n: int) -> l
 def frame_ids(cursor, entries: list[tuple[int, int]]) -> dict[tuple[int, int], int]:
     """A match's key is its frame id."""
     return {(period, frame_id): frame_id for period, frame_id in entries}
-
-
-def vocab_starting(cursor, prefix: str, limit: int) -> list[str]:
-    """Up to `limit` words of the vocabulary that start with `prefix` and are longer, the shortest first."""
-    cursor.execute(
-        f"SELECT term FROM {VOCAB} WHERE term > %s AND term < %s ORDER BY length(term), term LIMIT %s",
-        [prefix, prefix + "\U0010ffff", limit],
-    )
-    return [row[0] for row in cursor.fetchall()]
 
 
 def vocab_containing(cursor, word: str, limit: int) -> list[str]:
