@@ -196,6 +196,11 @@ def filters_parse(
         raise ApplicationError("end_time must be after start_time.", extra={"start_time": start, "end_time": end})
     if end < start:  # a range that ends before it starts holds no frames
         end, end_inclusive = start, False
+    for name, value in (("app_name", app_name), ("window_name", window_name), ("browser_url", browser_url)):
+        if value and "\x00" in value:  # no database matches it (PostgreSQL refuses it in text)
+            raise ApplicationError(f"{name} must not contain the NUL character (U+0000).", extra={"field": name})
+    if apps is not None and any("\x00" in app for app in apps):
+        raise ApplicationError("app_name must not contain the NUL character (U+0000).", extra={"field": "app_name"})
     for name, value in (("min_length", min_length), ("max_length", max_length)):
         if value is not None and value < 0:
             raise ApplicationError(f"{name} must be 0 or more.", extra={"field": name})

@@ -308,8 +308,9 @@ def vocab_forget(cursor, terms: set[str], *, first: list[int] = ()) -> int:
 
 
 def range_scrub(cursor, start_s: float | None, end_s: float, *, vocabulary: bool) -> None:
-    """After frames of [start_s, end_s] were deleted. PostgreSQL keeps deleted rows until VACUUM
-    (autovacuum) reclaims them; nothing is merged here (see the README's "Scale out")."""
+    """After frames of [start_s, end_s] were deleted: nothing to merge. Their rows are gone from
+    every query; the deletion's VACUUM frees their space, and `compact --vacuum` (VACUUM FULL)
+    rewrites the tables (PostgreSQL does not zero freed space; see the README's "Scale out")."""
 
 
 def rows_count(cursor) -> int:

@@ -260,6 +260,13 @@ def test_a_bad_search_range_or_page_is_a_friendly_400(browser, params):
     assert "That address does not work" in resp.content.decode()
 
 
+def test_an_app_with_a_nul_character_is_said_on_the_search_page_not_a_500(browser):
+    # No database stores a NUL in text (PostgreSQL refuses it): the page says so, as for other bad filters.
+    resp = browser.get("/search", {"q": "budget", "app": "Edi\x00tor"})
+    assert resp.status_code == 200
+    assert "must not contain the NUL character" in resp.content.decode()
+
+
 def test_an_unknown_frame_is_a_friendly_404(browser):
     resp = browser.get("/frames/999999/view")
     assert resp.status_code == 404
