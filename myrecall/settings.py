@@ -52,6 +52,7 @@ env = environ.Env(
     EMBEDDINGS_THREADS=(int, 1),
     CHROMA_URL=(str, ""),
     CHROMA_TOKEN=(str, ""),
+    CHROMA_DATABASE=(str, "default_database"),
     MYRECALL_SEARCH_MODE=(str, "hybrid"),
     MYRECALL_SEMANTIC_MIN_SIMILARITY=(float, None),
     LLM_BASE_URL=(str, ""),
@@ -295,6 +296,9 @@ CHROMA_URL = env("CHROMA_URL")
 # The key that server asks for, sent as "Authorization: Bearer <key>" (empty: none). The embedded
 # server's key is made for it and kept in DATA_DIR/chroma/server.key.
 CHROMA_TOKEN = env("CHROMA_TOKEN")
+# The database of the Chroma server (CHROMA_URL) that holds this memory's vectors: made there when
+# missing, so that several memories can share one server without seeing each other's vectors.
+CHROMA_DATABASE = env("CHROMA_DATABASE")
 # What /api/v1/search does when no mode is given: hybrid, keyword or semantic.
 SEARCH_MODE = env("MYRECALL_SEARCH_MODE")
 # A frame is a semantic match when its text is at least this similar to the query (cosine, -1 to 1):

@@ -194,16 +194,23 @@ def _client(*, write: bool = False):
 
     if url:
         token = settings.CHROMA_TOKEN or None
-        key = f"{url} {token}"  # a new token needs a new client
+        database = settings.CHROMA_DATABASE or "default_database"
+        key = f"{url} {token} {database}"  # a new token or database needs a new client
         if key not in _clients:
             parts = urlparse(url)
+            where = {
+                "host": parts.hostname or "127.0.0.1",
+                "port": parts.port or (443 if parts.scheme == "https" else 80),
+                "ssl": parts.scheme == "https",
+            }
             try:
-                _clients[key] = chromadb.HttpClient(
-                    host=parts.hostname or "127.0.0.1",
-                    port=parts.port or (443 if parts.scheme == "https" else 80),
-                    ssl=parts.scheme == "https",
-                    settings=_settings(token),
-                )
+                try:
+                    _clients[key] = chromadb.HttpClient(**where, settings=_settings(token), database=database)
+                except Exception as exc:
+                    if "database" not in str(exc).lower() or database == "default_database":
+                        raise
+                    _database_create(where, token, database)  # this memory's first write to the server
+                    _clients[key] = chromadb.HttpClient(**where, settings=_settings(token), database=database)
                 _remote_clients.add(id(_clients[key]))
             except Exception as exc:
                 if _refused(exc):
@@ -230,6 +237,27 @@ def _client(*, write: bool = False):
         except Exception as exc:
             raise VectorError(f"the vector index in {path} cannot be opened ({exc})") from exc
     return _clients[key]
+
+
+def _database_create(where: dict, token: str | None, database: str) -> None:
+    """Make CHROMA_DATABASE on the Chroma server (in its default tenant)."""
+    import chromadb
+    from chromadb.config import Settings
+
+    admin = chromadb.AdminClient(
+        Settings(
+            **_settings(token).model_dump(include={"anonymized_telemetry", "chroma_client_auth_provider", "chroma_client_auth_credentials"}),
+            chroma_api_impl="chromadb.api.fastapi.FastAPI",
+            chroma_server_host=where["host"],
+            chroma_server_http_port=where["port"],
+            chroma_server_ssl_enabled=where["ssl"],
+        )
+    )
+    try:
+        admin.create_database(database)
+    except Exception as exc:  # made meanwhile by another process: fine
+        if "exist" not in str(exc).lower():
+            raise
 
 
 def _forget_local(key: str) -> None:

@@ -3,6 +3,7 @@ rendered screenshots, and a real `serve` (web server + worker) for end-to-end te
 
 import io
 import time
+import uuid
 from datetime import datetime
 from datetime import timezone as dt_timezone
 
@@ -35,6 +36,8 @@ def data_dir(tmp_path, settings):
     # Frame images in the test's data dir, as the embedded default keeps them.
     frames = {"BACKEND": "myrecall.file_storage.AtomicFileSystemStorage", "OPTIONS": {"location": str(settings.DATA_DIR)}}
     settings.STORAGES = {**settings.STORAGES, "frames": frames}
+    if settings.CHROMA_URL:  # a shared Chroma server (--scale): the test's vectors in a database of its own there
+        settings.CHROMA_DATABASE = f"test-{uuid.uuid4().hex[:16]}"
     yield settings.DATA_DIR
     vectors_release()  # the test's vector index, if it opened one
 

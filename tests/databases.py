@@ -54,10 +54,15 @@ def _drop_all() -> None:
 
 def env_for(data_dir: Path) -> dict[str, str]:
     """What to add to the environment of a process run on data_dir: nothing on SQLite (its database
-    is in the data dir); on PostgreSQL, DATABASE_URL naming the data dir's own database, made now
+    is in the data dir) but, with a shared Chroma server, CHROMA_DATABASE naming the data dir's own
+    database there; on PostgreSQL, also DATABASE_URL naming the data dir's own database, made now
     if it is not there yet (the same data dir again: the same database, as its file would be)."""
+    # With a shared Chroma server (CHROMA_URL), the data dir's own database there too (made by its first write).
+    chroma = {"CHROMA_DATABASE": "dir-" + hashlib.sha1(str(Path(data_dir).resolve()).encode()).hexdigest()[:12]}
+    if not os.environ.get("CHROMA_URL"):
+        chroma = {}
     if not _server_url():
-        return {}
+        return chroma
     name = _name(data_dir)
     if name not in _created:
         with _admin() as conn:
@@ -66,7 +71,7 @@ def env_for(data_dir: Path) -> dict[str, str]:
         if not _created:
             atexit.register(_drop_all)
         _created.append(name)
-    return {"DATABASE_URL": _url(name)}
+    return {"DATABASE_URL": _url(name), **chroma}
 
 
 def _database_url(data_dir: Path, given: str | None) -> str:

@@ -46,6 +46,7 @@ def cluster(tmp_path_factory, model):
         "MYRECALL_IMAGES_DIR": str(top / "shared-images"),
         "SECRET_KEY": "one key for every server of the cluster, long enough to sign sessions",
         **{name: os.environ[name] for name in SHARED},
+        "CHROMA_DATABASE": f"cluster-{top.name}",  # one memory: one database on the Chroma server
         "LLM_BASE_URL": model.base_url,
         "LLM_MODEL": "fake-agent",
         "LLM_API_KEY": "test-key",

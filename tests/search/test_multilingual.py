@@ -141,6 +141,7 @@ def test_an_install_of_the_old_default_moves_to_the_new_one_by_itself(vectors, s
     deleted meanwhile leave nothing in either model's vectors, a worker that dies mid-way goes
     on when restarted, and at the end none of MiniLM's collections is left. Switching back moves
     them back the same way."""
+    settings.CHROMA_URL = ""  # the embedded index: the test reads which of its folders Chroma keeps
     settings.EMBEDDINGS_MODEL = MINILM.name
     ids = [frame_add(offset, app, window, text) for offset, app, window, text in SCREENS]
     while services.vectors_embed_pending()[0]:

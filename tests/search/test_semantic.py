@@ -248,7 +248,13 @@ def test_search_fails_open_when_the_embedder_raises(screens, monkeypatch, api):
     assert body["data"][0]["content"]["matched"] == ["keyword"]
 
 
-def test_search_fails_open_when_the_vector_files_are_removed_and_reindex_brings_them_back(screens, api):
+@pytest.fixture
+def embedded_vectors(settings):
+    """The embedded vector index in the data dir, whatever CHROMA_URL says: these tests remove its files."""
+    settings.CHROMA_URL = ""
+
+
+def test_search_fails_open_when_the_vector_files_are_removed_and_reindex_brings_them_back(embedded_vectors, screens, api):
     before = found("the invoice from the dentist")
     shutil.rmtree(vectors_dir() / "db")
     body = api.get("/api/v1/search", {"q": "Rechnung", "start_time": T0 - 60, "end_time": T0 + 86400}).json()
@@ -261,7 +267,7 @@ def test_search_fails_open_when_the_vector_files_are_removed_and_reindex_brings_
     assert found("the invoice from the dentist") == before
 
 
-def test_reindex_from_an_empty_vector_dir_gives_the_live_results(screens):
+def test_reindex_from_an_empty_vector_dir_gives_the_live_results(embedded_vectors, screens):
     queries = ["the invoice from the dentist", "taxes", "rain", "shopping cart code", "lunch"]
     live = {q: found(q) for q in queries}
     vectors_release()
@@ -270,7 +276,7 @@ def test_reindex_from_an_empty_vector_dir_gives_the_live_results(screens):
     assert {q: found(q) for q in queries} == live
 
 
-def test_an_interrupted_vector_rebuild_goes_on_where_it_stopped(screens, monkeypatch):
+def test_an_interrupted_vector_rebuild_goes_on_where_it_stopped(embedded_vectors, screens, monkeypatch):
     live = found("the invoice from the dentist")
     vectors_release()
     shutil.rmtree(vectors_dir())
@@ -307,7 +313,7 @@ def test_a_frame_whose_embedding_keeps_killing_the_worker_fails_and_the_rest_go_
     assert row.status == VectorStatus.FAILED and "stopped while embedding" in row.error
 
 
-def test_status_reports_both_indexes_and_their_lag(screens, api):
+def test_status_reports_both_indexes_and_their_lag(embedded_vectors, screens, api):
     frame_add(400, "Code", "z", "waiting for its vectors")
     status = api.get("/api/v1/status").json()
     assert status["frames"] == {"total": len(SCREENS) + 1, "ocr": {"pending": 0, "done": len(SCREENS) + 1, "failed": 0}}

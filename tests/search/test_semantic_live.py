@@ -28,7 +28,8 @@ def wait_for(predicate, timeout_s: float = 90):
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    with LiveServer(tmp_path_factory.mktemp("semantic") / "data") as live:
+    # The embedded vector server (its socket, its files), whatever this run's CHROMA_URL.
+    with LiveServer(tmp_path_factory.mktemp("semantic") / "data", env={"CHROMA_URL": ""}) as live:
         yield live
 
 

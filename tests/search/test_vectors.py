@@ -121,6 +121,12 @@ def own_server(tmp_path_factory):
         chroma.wait(timeout=30)
 
 
+@pytest.fixture(autouse=True)
+def embedded_by_default(settings):
+    """Each test names the index it tries: the embedded one unless it sets CHROMA_URL itself."""
+    settings.CHROMA_URL = ""
+
+
 def entries(*frame_ids: int) -> list[FrameEntry]:
     return [FrameEntry(frame_id=frame_id, ts_ms=int(T0 * 1000), embeddings=[[1.0, frame_id, 0.0]]) for frame_id in frame_ids]
 
@@ -216,6 +222,20 @@ def test_chroma_url_with_chroma_token_reaches_a_server_that_asks_for_a_key(own_s
     settings.CHROMA_TOKEN = ""
     healthy, reason = vectors.vectors_health()
     assert not healthy and reason.startswith("the vector server refused the key") and "CHROMA_TOKEN" in reason
+
+
+def test_memories_sharing_one_chroma_server_keep_their_vectors_apart(own_server, settings):
+    # CHROMA_DATABASE names each memory's database on the server, made by its first write.
+    settings.CHROMA_URL, settings.CHROMA_TOKEN = own_server, OWN_KEY
+    settings.CHROMA_DATABASE = "memory-of-ann"
+    vectors.day_write(embedder_key="test", day=DAY, entries=entries(31))
+    settings.CHROMA_DATABASE = "memory-of-bob"
+    assert vectors.days_present(embedder_key="test") == []
+    vectors.day_write(embedder_key="test", day=DAY, entries=entries(32))
+    assert nearest(31) == [32]  # Bob's index holds Bob's frame alone
+    vectors.embedders_drop(keep="another-model")  # Bob moves to another model: his collections go
+    settings.CHROMA_DATABASE = "memory-of-ann"
+    assert vectors.days_present(embedder_key="test") == [DAY] and nearest(31) == [31]
 
 
 def test_a_wrong_chroma_token_is_said_and_search_answers_by_keywords(own_server, settings, api):
