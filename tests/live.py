@@ -2,6 +2,7 @@
 stream, and logging a browser session in with the admin password."""
 
 import json
+import time
 
 import requests
 
@@ -36,3 +37,13 @@ def login(server: LiveServer, password: str | None = None) -> requests.Session:
         timeout=10,
     )
     return browser
+
+
+def wait_for(check, timeout_s: float = 120):
+    """What check() returns once it is truthy (asked every half second); AssertionError after timeout_s."""
+    deadline = time.time() + timeout_s
+    while time.time() < deadline:
+        if result := check():
+            return result
+        time.sleep(0.5)
+    raise AssertionError("timed out")

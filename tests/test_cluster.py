@@ -19,7 +19,7 @@ from scripts.screenshots import CHROMIUM_ARGS
 from tests.agent_bridge.fake_model import FakeAgentModel, text
 from tests.conftest import render_text_image
 from tests.databases import env_for
-from tests.live import sse_events
+from tests.live import sse_events, wait_for
 from tests.server import REPO, LiveServer, ocr_wait
 
 pytestmark = pytest.mark.postgresql_only
@@ -82,15 +82,6 @@ def search(server: LiveServer, q: str, since: float, **extra) -> dict:
     )
     assert response.status_code == 200, response.text
     return response.json()
-
-
-def wait_for(check, timeout_s: float = 120):
-    deadline = time.time() + timeout_s
-    while time.time() < deadline:
-        if result := check():
-            return result
-        time.sleep(0.5)
-    raise AssertionError("timed out")
 
 
 def test_frames_posted_to_either_are_read_once_and_found_through_either(cluster):

@@ -14,6 +14,7 @@ import time
 import pytest
 
 from tests.databases import env_for, rows
+from tests.live import wait_for
 from tests.server import REPO, LiveServer, frames_post_session, ocr_wait
 
 SHARED = ("CHROMA_URL", "CHROMA_TOKEN", "REDIS_URL")
@@ -25,15 +26,6 @@ def search(server: LiveServer, q: str, since: float, mode: str = "keyword") -> d
     )
     assert response.status_code == 200, response.text
     return response.json()
-
-
-def wait_for(check, timeout_s: float = 300):
-    deadline = time.time() + timeout_s
-    while time.time() < deadline:
-        if result := check():
-            return result
-        time.sleep(0.5)
-    raise AssertionError("timed out")
 
 
 @pytest.fixture(scope="module")
@@ -48,7 +40,10 @@ def old_memory(tmp_path_factory):
         ids = [item["frame_id"] for item in sent]
         ocr_wait(server=server, frame_ids=ids, timeout_s=300)
         # Embedded: every frame has its vectors.
-        wait_for(lambda: server.session.get(f"{server.url}/api/v1/status", timeout=30).json()["semantic"]["frames"]["pending"] == 0)
+        wait_for(
+            lambda: server.session.get(f"{server.url}/api/v1/status", timeout=30).json()["semantic"]["frames"]["pending"] == 0,
+            timeout_s=300,
+        )
         texts = {
             frame_id: server.session.get(f"{server.url}/api/v1/frames/{frame_id}/ocr", timeout=30).json()
             for frame_id in ids
