@@ -823,7 +823,7 @@ def size_report_postgres(*, size: int, elapsed: float, figures: dict) -> None:
     print(f"database (pg_database_size) {total / 2**20:,.0f} MiB ({total / size:,.0f} B/frame)")
     print(f"  keyword index ({PREFIX}* partitions): {(heap + gin_and_btree) / size:,.0f} B/frame "
           f"({(heap + gin_and_btree) / 2**20:,.0f} MiB): rows (tsvector, TOAST included) {heap / size:,.0f}, "
-          f"GIN {gin / size:,.0f}, other indexes (primary key, time) {(gin_and_btree - gin) / size:,.0f} B/frame")
+          f"GIN (words and time) {gin / size:,.0f}, primary key {(gin_and_btree - gin) / size:,.0f} B/frame")
     print(f"  vocabulary (search_vocab with its trigram index): {vocab / size:,.0f} B/frame")
     print(f"  partitions: {partitions} of {PARTITION_DAYS} days ({size / max(partitions, 1):,.0f} frames each on average)")
     print(f"  OCR text (frames_ocrresult, text packed as the app stores it, lines '[]'): {ocr / size:,.0f} B/frame")
@@ -912,7 +912,7 @@ def engines_run(args, databases: list[str]) -> None:
             for database in databases:
                 last_sqlite = database == "sqlite" and at == len(sizes) - 1
                 argv = ["--sizes", str(size), "--queries", str(args.queries), "--seed", str(args.seed), "--t0", repr(t0),
-                        "--connections", args.connections if last_sqlite else ""]
+                        "--connections", args.connections if last_sqlite else "", "--days", str(args.days)]
                 if args.rank_max is not None:
                     argv += ["--rank-max", str(args.rank_max)]
                 if args.keep:
@@ -969,10 +969,13 @@ def side_by_side_print(size: int, runs: list[dict]) -> None:
 
 
 def main() -> None:
+    global SPAN_DAYS
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", default="100000,1000000", help="comma-separated frame counts")
     parser.add_argument("--queries", type=int, default=200, help="queries per kind")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--days", type=int, default=SPAN_DAYS,
+                        help="days the frames are spread over (fewer: more frames a day, as at a larger size)")
     parser.add_argument("--keep", action="store_true", help="keep the temporary data dir and print its path")
     parser.add_argument("--rank-max", type=int, help="override SEARCH_RANK_MAX for the capped run (0 ranks every match)")
     parser.add_argument("--connections", default="52,156,520", help="partition counts to time a new connection at")
@@ -983,6 +986,7 @@ def main() -> None:
     parser.add_argument("--t0", type=float, help=argparse.SUPPRESS)  # the start of the span, the same for every database
     parser.add_argument("--figures-out", help=argparse.SUPPRESS)  # a child's figures, as JSON
     args = parser.parse_args()
+    SPAN_DAYS = args.days
 
     if args.database is not None and databases_parse(args.database) != ["sqlite"]:
         engines_run(args, databases_parse(args.database))

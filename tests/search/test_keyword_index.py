@@ -94,3 +94,31 @@ def test_two_processes_indexing_a_new_weeks_first_frames_at_once_both_land():
     assert sorted(found("marmalade", at - 10, at + 10)) == sorted(frame.id for frame in frames)
     with connection.cursor() as cursor:
         assert keyword_index().periods_in(cursor, at, at) == [period_of(time_ms(at))]
+
+
+@pytest.mark.postgresql_only
+@pytest.mark.django_db
+def test_a_days_matches_come_from_one_index_on_words_and_time(frame_make):
+    # A week of frames, the word on a third of them: the index gives the frames of the day that
+    # hold the word, so only their rows are read (with a b-tree on the time beside a GIN on the
+    # words, the planner read and tested the words of every frame of the day).
+    day = 86_400
+    times = [T0 - 3 * day + n * 900 for n in range(7 * 96)]
+    for n, at in enumerate(times):
+        frame_make(f"screen {n} " + ("release notes" if n % 3 == 0 else "other things"), at=at)
+    expected = sum(1 for n, at in enumerate(times) if n % 3 == 0 and T0 - day <= at <= T0)
+    index = keyword_index()
+    filters = Filters(start_time=T0 - day, end_time=T0)
+    plans, counted = [], 0
+    with connection.cursor() as cursor:
+        cursor.execute("SET LOCAL enable_seqscan = off")  # a few hundred rows: else reading them all is cheaper
+        for scope in index.scopes_in(cursor, filters.start_time, filters.end_time):
+            counted += index.match_count(cursor, scope, "'release'", filters)
+            base, params = index._match_sql(scope, "'release'", filters)
+            cursor.execute(f"EXPLAIN SELECT count(*) {base}", params)
+            plans.append("\n".join(row[0] for row in cursor.fetchall()))
+    assert counted == len(found("release", T0 - day, T0)) == expected
+    for plan in plans:
+        conditions = [line for line in plan.splitlines() if "Index Cond" in line]
+        assert conditions and all("@@" in line and "timestamp" in line for line in conditions), plan
+        assert "Filter: (doc @@" not in plan, plan
