@@ -5,20 +5,18 @@
 # done it is empty.
 from django.db import migrations
 
+from myrecall.migration_sql import sql_on
+
 INDEX = "frames_ocrresult_lines_old"
 WHERE = "(lines_packed IS NULL AND lines <> '[]') OR substr(lines_packed, 1, 1) = x'78'"
 
 
-def index_create(apps, schema_editor):
-    if schema_editor.connection.vendor == "sqlite":
-        schema_editor.execute(f'CREATE INDEX "{INDEX}" ON "frames_ocrresult" ("frame_id") WHERE {WHERE}')
-
-
-def index_drop(apps, schema_editor):
-    if schema_editor.connection.vendor == "sqlite":
-        schema_editor.execute(f'DROP INDEX IF EXISTS "{INDEX}"')
-
-
 class Migration(migrations.Migration):
     dependencies = [("frames", "0012_frame_signature")]
-    operations = [migrations.RunPython(index_create, index_drop)]
+    operations = [
+        sql_on(
+            "sqlite",
+            [f'CREATE INDEX "{INDEX}" ON "frames_ocrresult" ("frame_id") WHERE {WHERE}'],
+            [f'DROP INDEX IF EXISTS "{INDEX}"'],
+        )
+    ]

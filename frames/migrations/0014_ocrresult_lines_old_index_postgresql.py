@@ -4,20 +4,18 @@
 # reads an empty index, not every row. The condition is frames.selectors.LINES_OLD_WHERE_POSTGRESQL.
 from django.db import migrations
 
+from myrecall.migration_sql import sql_on
+
 INDEX = "frames_ocrresult_lines_old"
 WHERE = "(lines_packed IS NULL AND lines <> '[]'::jsonb) OR substr(lines_packed, 1, 1) = '\\x78'::bytea"
 
 
-def index_create(apps, schema_editor):
-    if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute(f'CREATE INDEX IF NOT EXISTS "{INDEX}" ON "frames_ocrresult" ("frame_id") WHERE {WHERE}')
-
-
-def index_drop(apps, schema_editor):
-    if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute(f'DROP INDEX IF EXISTS "{INDEX}"')
-
-
 class Migration(migrations.Migration):
     dependencies = [("frames", "0013_ocrresult_lines_old_index")]
-    operations = [migrations.RunPython(index_create, index_drop)]
+    operations = [
+        sql_on(
+            "postgresql",
+            [f'CREATE INDEX IF NOT EXISTS "{INDEX}" ON "frames_ocrresult" ("frame_id") WHERE {WHERE}'],
+            [f'DROP INDEX IF EXISTS "{INDEX}"'],
+        )
+    ]
