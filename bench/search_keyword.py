@@ -823,7 +823,7 @@ def size_report_postgres(*, size: int, elapsed: float, figures: dict) -> None:
     print(f"database (pg_database_size) {total / 2**20:,.0f} MiB ({total / size:,.0f} B/frame)")
     print(f"  keyword index ({PREFIX}* partitions): {(heap + gin_and_btree) / size:,.0f} B/frame "
           f"({(heap + gin_and_btree) / 2**20:,.0f} MiB): rows (tsvector, TOAST included) {heap / size:,.0f}, "
-          f"GIN (words and time) {gin / size:,.0f}, primary key {(gin_and_btree - gin) / size:,.0f} B/frame")
+          f"GIN {gin / size:,.0f}, primary key {(gin_and_btree - gin) / size:,.0f} B/frame")
     print(f"  vocabulary (search_vocab with its trigram index): {vocab / size:,.0f} B/frame")
     print(f"  partitions: {partitions} of {PARTITION_DAYS} days ({size / max(partitions, 1):,.0f} frames each on average)")
     print(f"  OCR text (frames_ocrresult, text packed as the app stores it, lines '[]'): {ocr / size:,.0f} B/frame")

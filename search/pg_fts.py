@@ -17,14 +17,16 @@ is not weighed by how rare it is).
 
 The index is the partitioned table search_keyword (period, frame_id, timestamp, doc), one
 partition per PARTITION_DAYS period (search_kw_<period>, created with the first frame of its
-period and recorded in the registry, search.keyword_base.REGISTRY, as on SQLite), each with one
-GIN index on `doc` and `timestamp` together (btree_gin): a search of a 1-day range reads one
-week's index, where the words and the time range are both index conditions, so only the rows
-of the day's matching frames are read. The vocabulary (words inside longer words) is a
+period and recorded in the registry, search.keyword_base.REGISTRY, as on SQLite), each with a GIN
+index on `doc`. A row's tsvector also holds the UTC day and hour of the frame as lexemes of their
+own (time lexemes, without positions: phrases and ts_rank never see them), and a search ANDs its
+words with the days and hours its range covers: the index gives only the frames of the range
+that hold the words, and only their rows are read (then the exact time is checked on them). The vocabulary (words inside longer words) is a
 table with a pg_trgm GIN index: LIKE '%word%' is answered from it.
 """
 
 import functools
+import math
 import re
 
 from search.filters import TEXT_JOIN, Filters
@@ -32,6 +34,7 @@ from search.keyword_base import (  # noqa: F401  (vocab_starting: the same query
     PART_MARK,
     REGISTRY,
     VOCAB,
+    period_bounds_s,
     period_of,
     periods_range,
     time_ms,
@@ -58,22 +61,29 @@ CREATE_SQL = [
 ]
 DROP_SQL = [f"DROP TABLE IF EXISTS {TABLE}", f"DROP TABLE IF EXISTS {VOCAB}"]
 
-# Migration search 0009: one GIN index on the words and the time together (btree_gin, a trusted
-# extension too) in place of a GIN on the words and a b-tree on the time. With the two, the planner
-# took the b-tree for a 1-day range and tested the words of every frame of the day, reading each
-# frame's tsvector from TOAST (60 ms a common word at 33,000 frames a day); with one index, the
-# frames that match both come out of the index and only those rows are read.
-WORDS_TIME_INDEX = f"{TABLE}_doc_timestamp"
-WORDS_TIME_SQL = [
-    "CREATE EXTENSION IF NOT EXISTS btree_gin",
-    f"CREATE INDEX {WORDS_TIME_INDEX} ON {TABLE} USING gin (doc, timestamp)",
-    f"DROP INDEX {TABLE}_doc",
+# Time lexemes: TIME_MARK, "d" or "h", the UTC day or hour number of the frame's time (whole
+# seconds of its time in milliseconds). A search of a range asks for the hours it covers, and for
+# a whole day inside it the day. Why not the time column in the index: with a b-tree on it the
+# planner took the b-tree for a 1-day range and read every frame of the day from TOAST to test its
+# words (60 ms a common word at 33,000 frames a day); with the time in the GIN index (btree_gin)
+# each side of the range is a partial match that walks the timestamps of the whole partition
+# (30 ms a query at 1,000,000 frames). A day and its hours are single index entries.
+TIME_MARK = "\ue001"
+_HOUR_S = 3600
+_DAY_HOURS = 24
+_TIME_SLACK_S = 1.0  # a row's lexemes come from its time in whole milliseconds: a range asks for a little more
+
+# Migration search 0009: the time lexemes in the rows there are, and no b-tree on the time.
+TIME_LEXEMES_SQL = [
+    f"UPDATE {TABLE} SET doc = doc || array_to_tsvector(ARRAY["
+    f"'{TIME_MARK}d' || floor(extract(epoch FROM timestamp) / {_HOUR_S * _DAY_HOURS})::bigint, "
+    f"'{TIME_MARK}h' || floor(extract(epoch FROM timestamp) / {_HOUR_S})::bigint])",
     f"DROP INDEX {TABLE}_timestamp",
 ]
-WORDS_TIME_UNDO_SQL = [
-    f"CREATE INDEX {TABLE}_doc ON {TABLE} USING gin (doc)",
+TIME_LEXEMES_UNDO_SQL = [
     f"CREATE INDEX {TABLE}_timestamp ON {TABLE} (timestamp)",
-    f"DROP INDEX {WORDS_TIME_INDEX}",
+    f"UPDATE {TABLE} SET doc = ts_delete(doc, coalesce((SELECT array_agg(w) FROM unnest(tsvector_to_array(doc)) w"
+    f" WHERE starts_with(w, '{TIME_MARK}')), '{{}}'))",
 ]
 
 # tsvector's limits: a lexeme of at most 2047 bytes, positions up to 16383, 256 positions a lexeme.
@@ -113,7 +123,32 @@ def doc_of(row: tuple) -> str:
             if len(positions) < _POSITIONS_MAX:
                 positions.append(f"{min(position, _POSITION_MAX)}{weight}")
         position += 1  # a gap: no phrase spans two columns
-    return " ".join(f"{_quote(lexeme)}:{','.join(positions)}" for lexeme, positions in lexemes.items())
+    words = " ".join(f"{_quote(lexeme)}:{','.join(positions)}" for lexeme, positions in lexemes.items())
+    return " ".join([words, *(_quote(lexeme) for lexeme in _time_lexemes(row[0]))])
+
+
+def _time_lexemes(ms: int) -> list[str]:
+    hour = ms // 1000 // _HOUR_S
+    return [f"{TIME_MARK}d{hour // _DAY_HOURS}", f"{TIME_MARK}h{hour}"]
+
+
+def _time_query(period: int, start_s: float, end_s: float) -> str | None:
+    """The tsquery of the hours (and whole days) that [start_s, end_s] covers in a period, a little
+    more (_TIME_SLACK_S) on each side; None when that is the whole period."""
+    first_s, end_period_s = period_bounds_s(period)
+    start_s, end_s = max(start_s - _TIME_SLACK_S, first_s), min(end_s + _TIME_SLACK_S, end_period_s)
+    if start_s <= first_s and end_s >= end_period_s:
+        return None
+    hour, last = math.floor(start_s / _HOUR_S), math.floor(end_s / _HOUR_S)
+    lexemes = []
+    while hour <= last:
+        if hour % _DAY_HOURS == 0 and hour + _DAY_HOURS - 1 <= last:  # the whole day
+            lexemes.append(f"{TIME_MARK}d{hour // _DAY_HOURS}")
+            hour += _DAY_HOURS
+        else:
+            lexemes.append(f"{TIME_MARK}h{hour}")
+            hour += 1
+    return "(" + " | ".join(_quote(lexeme) for lexeme in lexemes) + ")"
 
 
 class _TsquerySyntax:
@@ -180,6 +215,9 @@ def _match_sql(period: int, match: str, filters: Filters, from_ts=None) -> tuple
     where, params, needs_text = filters.sql()
     time_where = [f"k.timestamp >= %s", f"k.timestamp {'<=' if filters.end_inclusive else '<'} %s"]
     time_params = params[:2] if from_ts is None else [max(params[0], from_ts), params[1]]
+    start_s = filters.start_time if from_ts is None else max(filters.start_time, from_ts.timestamp())
+    if (hours := _time_query(period, start_s, filters.end_time)) is not None:
+        match = f"({match}) & {hours}"
     base = f"FROM {table} k"
     if len(where) > 2 or needs_text:
         base += " JOIN frames_frame f ON f.id = k.frame_id" + (TEXT_JOIN if needs_text else "")

@@ -98,10 +98,13 @@ def test_two_processes_indexing_a_new_weeks_first_frames_at_once_both_land():
 
 @pytest.mark.postgresql_only
 @pytest.mark.django_db
-def test_a_days_matches_come_from_one_index_on_words_and_time(frame_make):
-    # A week of frames, the word on a third of them: the index gives the frames of the day that
-    # hold the word, so only their rows are read (with a b-tree on the time beside a GIN on the
-    # words, the planner read and tested the words of every frame of the day).
+def test_a_days_matches_come_from_the_word_index_with_the_days_hours(frame_make):
+    # A week of frames, the word on a third of them: the GIN index gives the frames of the day
+    # that hold the word (the words ANDed with the range's hours), so only their rows are read;
+    # no row's words are tested on the table (with a b-tree on the time, the planner read and
+    # tested the words of every frame of the day).
+    from search.pg_fts import TIME_MARK
+
     day = 86_400
     times = [T0 - 3 * day + n * 900 for n in range(7 * 96)]
     for n, at in enumerate(times):
@@ -120,5 +123,27 @@ def test_a_days_matches_come_from_one_index_on_words_and_time(frame_make):
     assert counted == len(found("release", T0 - day, T0)) == expected
     for plan in plans:
         conditions = [line for line in plan.splitlines() if "Index Cond" in line]
-        assert conditions and all("@@" in line and "timestamp" in line for line in conditions), plan
+        assert conditions and all("@@" in line and TIME_MARK in line for line in conditions), plan
         assert "Filter: (doc @@" not in plan, plan
+
+
+@pytest.mark.django_db
+def test_a_range_finds_its_frames_at_the_edges_of_hours_days_and_weeks(frame_make):
+    # Frames a hair before, at and after the start of an hour, of a UTC day and of a week (the
+    # keyword index's period), and ranges that start or end at each: a range finds exactly the
+    # frames whose time is inside it, on either database.
+    hour, day = 3600, 86_400
+    week_start = (period_of(time_ms(T0)) + 1) * 7 * day  # the start of the next period
+    edges = [week_start - 5 * hour, week_start - day, week_start]
+    times = sorted({edge + delta for edge in edges for delta in (-1.0, -0.0004, 0.0, 0.0004, 0.5, 1.0)})
+    for at in times:
+        frame_make("ledger entry", at=at)
+    ranges = [(a + da, b + db) for a in edges for b in edges if a < b for da in (-0.0004, 0.0, 0.0004)
+              for db in (-0.0004, 0.0, 0.0004)]
+    ranges += [(edges[0] - 0.0004, edges[0] + 0.0004), (edges[2], edges[2]), (edges[0] - 2 * day, edges[2] + 2 * day)]
+    for start, end in ranges:
+        expected = [at for at in times if start <= at <= end]
+        hits, total = search_keyword(q="ledger", filters=Filters(start_time=start, end_time=end), limit=100, offset=0)
+        got = sorted(Frame.objects.get(id=hit.frame_id).timestamp.timestamp() for hit in hits)
+        assert total == len(expected), (start, end)
+        assert got == pytest.approx(expected, abs=1e-6), (start, end)
