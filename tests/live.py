@@ -40,10 +40,10 @@ def login(server: LiveServer, password: str | None = None) -> requests.Session:
 
 
 def wait_for(check, timeout_s: float = 120):
-    """What check() returns once it is truthy (asked every half second); AssertionError after timeout_s."""
+    """What check() returns once it is truthy (asked every fifth of a second); AssertionError after timeout_s."""
     deadline = time.time() + timeout_s
     while time.time() < deadline:
         if result := check():
             return result
-        time.sleep(0.5)
+        time.sleep(0.2)
     raise AssertionError("timed out")

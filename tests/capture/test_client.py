@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import render_text_image
+from tests.live import wait_for
 from tests.server import REPO, LiveServer, port_pick
 
 APP = "Memowin"  # the test window's WM_CLASS class
@@ -172,8 +173,7 @@ def test_excluded_windows_never_leave_the_desktop_and_pause_stops_capture(deskto
     try:
         desktop.show("Hushword vault codes", title="Secret plans — Memowin")
         client = Client(desktop, state, url=server.url, token=server.token)
-        time.sleep(5)
-        assert "not captured: the window title" in client.output()
+        wait_for(lambda: "not captured: the window title" in client.output(), timeout_s=60)
         assert not list((state / "spool").glob("*.png")) and found(server, "Hushword", timeout_s=2) == []
         desktop.show("Openword garden plans", title="Garden — Memowin")
         assert found(server, "Openword"), client.output()

@@ -18,6 +18,7 @@ from tests.conftest import files_holding
 from tests.desktop import Desktop
 from myrecall.privacy_rules import pattern_matches
 from tests.extension_browser import EXTENSION, ExtensionBrowser, Pages, packed_chromium
+from tests.live import wait_for
 from tests.server import REPO, LiveServer
 
 RULES = {"excluded_apps": [], "excluded_windows": [], "excluded_urls": [], "redact_secrets": False, "capture_paused": False}
@@ -86,8 +87,8 @@ def test_a_captured_browser_frame_has_its_pages_url_and_an_excluded_page_is_neve
         rules = {**RULES, "excluded_urls": ["*/secret-ledger*"]}
         assert server.session.put(f"{server.url}/api/v1/privacy", json=rules, timeout=30).status_code == 200
         browser.open(f"{pages.url}/secret-ledger?title=Ledger%20Q3&text=Wombatfund%20balance%20sheet")
-        time.sleep(10)
-        assert "not captured: the active tab of Chromium is a page the privacy rules exclude" in client.output()
+        excluded = "not captured: the active tab of Chromium is a page the privacy rules exclude"
+        wait_for(lambda: excluded in client.output(), timeout_s=60)
         # Back on an allowed page, capture goes on.
         browser.open(f"{pages.url}/open?title=Tide%20tables&text=Tide%20tables%20for%20the%20bay")
         assert found(server, "tables", timeout_s=90), client.output()

@@ -1,9 +1,10 @@
 """`manage.py copy_from_sqlite`: an embedded MyRecall's memory (a real `serve` on SQLite: frames read
-by OCR, indexed, embedded) copied into the database this run is configured with (PostgreSQL under
-`bash scripts/test.sh --scale`, another SQLite database otherwise), its images into another image
-folder, its vectors into the configured vector index; then a real `serve` on the copy finds the
-frames by their words (English and Chinese) and by meaning at once, and serves the same images.
-A copy that stopped goes on where it stopped; one run again copies nothing twice."""
+by OCR, indexed, embedded) copied into PostgreSQL (what the command is for: it runs under
+`bash scripts/test.sh --scale`, which .ci/run runs too), its images into another image folder,
+its vectors into the configured vector index; then a real `serve` on the copy finds the frames by
+their words (English and Chinese) and by meaning at once, and serves the same images. A copy that
+stopped goes on where it stopped; one run again copies nothing twice. (Into another SQLite file the
+same code copies; a move between two embedded machines is export and import, tested on their own.)"""
 
 import os
 import re
@@ -60,6 +61,7 @@ def copy(target_env: dict, source, *args) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.postgresql_only
 def test_an_embedded_memory_copied_over_is_found_and_shown_at_once_and_a_stopped_copy_goes_on(old_memory, tmp_path):
     data, since, ids, texts, images, vectors = old_memory
     target = tmp_path / "cluster-machine"
