@@ -7,6 +7,7 @@ import time
 
 import pytest
 
+from tests.live import wait_for
 from tests.server import LiveServer
 from tests.conftest import render_text_image
 
@@ -15,15 +16,6 @@ def search(server: LiveServer, q: str, since: float, mode: str = "hybrid") -> di
     resp = server.session.get(server.url + "/api/v1/search", params={"q": q, "start_time": since, "mode": mode}, timeout=30)
     assert resp.status_code == 200, resp.text
     return resp.json()
-
-
-def wait_for(predicate, timeout_s: float = 90):
-    deadline = time.time() + timeout_s
-    while time.time() < deadline:
-        if value := predicate():
-            return value
-        time.sleep(0.5)
-    raise AssertionError("timed out")
 
 
 @pytest.fixture(scope="module")
