@@ -523,6 +523,18 @@ def match_ranked(
     return [(score, rowid) for score, rowid in cursor.fetchall()], boundary is not None
 
 
+def match_count_ranked(
+    cursor, partition: Partition, match: str, subset: str, filters: Filters, n: int, *, newest: int | None = None
+) -> tuple[int, list[tuple[float, int]], bool]:
+    """How many frames of the range in this partition match `match`, and the n best matches of
+    `subset` (a query whose matches all match `match`) as match_ranked gives them, among about
+    the newest `newest` when `match` has more; also whether `newest` cut `subset`'s matches."""
+    count = match_count(cursor, partition, match, filters)
+    if not count:
+        return 0, [], False
+    return count, *match_ranked(cursor, partition, subset, filters, n, newest=newest if newest is not None and count > newest else None)
+
+
 def match_newest(cursor, partition: Partition, match: str, filters: Filters, n: int) -> list[int]:
     """The keys of the n newest matches of this partition, newest first."""
     base, params = _match_sql(partition, match, filters)

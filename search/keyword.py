@@ -144,22 +144,45 @@ class _Tier:
     matches: list[tuple[object, str]]
     bounds: list[int]
     by_relevance: bool = True
+    ranked: list[tuple[float, object, int]] | None = None  # the best matches, when ranked while counted
 
 
 def _counts(cursor, index, matches: list[tuple[object, str]], filters: Filters) -> list[int]:
     return [index.match_count(cursor, scope, match, filters) for scope, match in matches]
 
 
-def _tiers(cursor, index, query: KeywordQuery, scopes: list, filters: Filters) -> tuple[list[_Tier], int]:
+def _counted_ranked(cursor, index, scopes: list, parts: str, strict: str, filters: Filters, n: int) -> _Tier:
+    """The first tier (strict matches) with its best n ranked while the matches of `parts` (a
+    superset) are counted, scope by scope; its bounds are those counts. See _ranked for the cap."""
+    cap = settings.SEARCH_RANK_MAX
+    left = max(cap, n) if cap else None
+    counts, ranked = [], []
+    for number, scope in enumerate(scopes):
+        if left == 0:  # the newest matches are ranked already: the older scopes are only counted
+            counts += _counts(cursor, index, [(scope, parts)], filters)
+            continue
+        count, rows, cut = index.match_count_ranked(cursor, scope, parts, strict, filters, n, newest=left)
+        counts.append(count)
+        ranked += [(score, key, -number) for score, key in rows]  # a newer scope first among equal scores
+        if left is not None:
+            # The count may be far above the strict matches: fewer than n rows are all of them.
+            left = 0 if cut else left - (count if len(rows) >= n else len(rows))
+    ranked.sort(reverse=True)
+    return _Tier([(scope, strict) for scope in scopes], counts, ranked=ranked[:n])
+
+
+def _tiers(cursor, index, query: KeywordQuery, scopes: list, filters: Filters, n: int) -> tuple[list[_Tier], int]:
     """The tiers of a query in the range and the exact count of all their matches: exact
     matches; matches through compound parts only; when those are few and the last word as typed
     is rare in the range (so likely unfinished), matches through it as a prefix only; and when
-    all those are still few, matches of words inside longer words ("double" in "libdouble")."""
+    all those are still few, matches of words inside longer words ("double" in "libdouble").
+    The exact matches' best n are ranked while the first two tiers are counted."""
     syntax = index.SYNTAX
     strict = query.strict(syntax)
     parts = query.parts(syntax)
-    counts = _counts(cursor, index, [(s, parts) for s in scopes], filters)  # strict matches are a subset of these
-    tiers = [_Tier([(s, strict) for s in scopes], counts), _Tier([(s, syntax.but_not(parts, strict)) for s in scopes], counts)]
+    first = _counted_ranked(cursor, index, scopes, parts, strict, filters, n)  # strict matches are a subset of parts'
+    counts = first.bounds
+    tiers = [first, _Tier([(s, syntax.but_not(parts, strict)) for s in scopes], counts)]
     total = sum(counts)
     few = settings.SEARCH_FALLBACK_BELOW
     previous = parts
@@ -193,6 +216,8 @@ def _ranked(cursor, index, tier: _Tier, filters: Filters, n: int) -> list[tuple[
     """The n best of a tier's matches by relevance, as (score, key, scope number), best first;
     fewer only when the tier has fewer. Past SEARCH_RANK_MAX matches only about the newest that
     many are ranked (0: every match)."""
+    if tier.ranked is not None:
+        return tier.ranked[:n]
     if not tier.by_relevance:
         return _newest(cursor, index, tier, filters, n)
     cap = settings.SEARCH_RANK_MAX
@@ -245,7 +270,7 @@ def search_keyword(*, q: str, filters: Filters, limit: int, offset: int) -> tupl
     index = keyword_index()
     with connection.cursor() as cursor:
         scopes = index.scopes_in(cursor, filters.start_time, filters.end_time)
-        tiers, total = _tiers(cursor, index, query, scopes, filters)
+        tiers, total = _tiers(cursor, index, query, scopes, filters, offset + limit)
         page: list[tuple[object, object, float]] = []  # (scope, key, score)
         skip = offset
         for number, tier in enumerate(tiers):

@@ -68,9 +68,14 @@ DROP_SQL = [f"DROP TABLE IF EXISTS {TABLE}", f"DROP TABLE IF EXISTS {VOCAB}"]
 # words (60 ms a common word at 33,000 frames a day); with the time in the GIN index (btree_gin)
 # each side of the range is a partial match that walks the timestamps of the whole partition
 # (30 ms a query at 1,000,000 frames). A day and its hours are single index entries.
+# Blocks of 2, 4 and 8 hours too (TIME_MARK, the span, "h", the block's number; migration 0010):
+# GIN's cost grows with the entries a query ORs, and a 24-hour range that is not a UTC day took its
+# 25 hours (8 ms for a common word at 33,000 frames a day, 2 ms for a whole day's one entry); with
+# blocks it takes at most 7 entries, 5 on average.
 TIME_MARK = "\ue001"
 _HOUR_S = 3600
 _DAY_HOURS = 24
+_BLOCK_HOURS = (8, 4, 2)  # each divides a day and the next larger block
 _TIME_SLACK_S = 1.0  # a row's lexemes come from its time in whole milliseconds: a range asks for a little more
 
 # Migration search 0009: the time lexemes in the rows there are, and no b-tree on the time.
@@ -79,6 +84,17 @@ TIME_LEXEMES_SQL = [
     f"'{TIME_MARK}d' || floor(extract(epoch FROM timestamp) / {_HOUR_S * _DAY_HOURS})::bigint, "
     f"'{TIME_MARK}h' || floor(extract(epoch FROM timestamp) / {_HOUR_S})::bigint])",
     f"DROP INDEX {TABLE}_timestamp",
+]
+# Migration search 0010: the blocks of hours in the rows there are.
+TIME_BLOCKS_SQL = [
+    f"UPDATE {TABLE} SET doc = doc || array_to_tsvector(ARRAY["
+    + ", ".join(f"'{TIME_MARK}{span}h' || floor(extract(epoch FROM timestamp) / {_HOUR_S * span})::bigint" for span in _BLOCK_HOURS)
+    + "])"
+]
+TIME_BLOCKS_UNDO_SQL = [
+    f"UPDATE {TABLE} SET doc = ts_delete(doc, coalesce((SELECT array_agg(w) FROM unnest(tsvector_to_array(doc)) w"
+    f" WHERE starts_with(w, '{TIME_MARK}') AND NOT starts_with(w, '{TIME_MARK}d') AND NOT starts_with(w, '{TIME_MARK}h')),"
+    " '{}'))"
 ]
 TIME_LEXEMES_UNDO_SQL = [
     f"CREATE INDEX {TABLE}_timestamp ON {TABLE} (timestamp)",
@@ -93,6 +109,11 @@ _POSITIONS_MAX = 256
 # Columns of an index row (search.keyword_base.index_row) in the order their words are numbered, with their weight.
 _COLUMNS = ((1, "A"), (3, "A"), (2, "B"), (4, "B"), (5, "B"))
 
+# match_count_ranked: the share of the newest matches of a tier's superset that must be the tier's
+# own for those to stand for the tier's newest matches.
+_SUBSET_MIN_SHARE = 0.9
+# A query of one word, no prefix or operator: _quote's output.
+_SINGLE_LEXEME = re.compile(r"'(?:[^'\\]|''|\\.)*'")
 # What unicode61 keeps as a token (letters and digits), a part with its mark.
 _TOKEN = re.compile(f"{PART_MARK}?[^\\W_]+")
 
@@ -127,13 +148,22 @@ def doc_of(row: tuple) -> str:
     return " ".join([words, *(_quote(lexeme) for lexeme in _time_lexemes(row[0]))])
 
 
+def _time_lexeme(hour: int, span: int) -> str:
+    """The lexeme of the span of hours (1, a block's or a day's) that starts at `hour`."""
+    if span == 1:
+        return f"{TIME_MARK}h{hour}"
+    if span == _DAY_HOURS:
+        return f"{TIME_MARK}d{hour // _DAY_HOURS}"
+    return f"{TIME_MARK}{span}h{hour // span}"
+
+
 def _time_lexemes(ms: int) -> list[str]:
     hour = ms // 1000 // _HOUR_S
-    return [f"{TIME_MARK}d{hour // _DAY_HOURS}", f"{TIME_MARK}h{hour}"]
+    return [_time_lexeme(hour - hour % span, span) for span in (_DAY_HOURS, *_BLOCK_HOURS, 1)]
 
 
 def _time_query(period: int, start_s: float, end_s: float) -> str | None:
-    """The tsquery of the hours (and whole days) that [start_s, end_s] covers in a period, a little
+    """The tsquery of the hours (as whole days and blocks where it can) that [start_s, end_s] covers in a period, a little
     more (_TIME_SLACK_S) on each side; None when that is the whole period."""
     first_s, end_period_s = period_bounds_s(period)
     start_s, end_s = max(start_s - _TIME_SLACK_S, first_s), min(end_s + _TIME_SLACK_S, end_period_s)
@@ -141,13 +171,10 @@ def _time_query(period: int, start_s: float, end_s: float) -> str | None:
         return None
     hour, last = math.floor(start_s / _HOUR_S), math.floor(end_s / _HOUR_S)
     lexemes = []
-    while hour <= last:
-        if hour % _DAY_HOURS == 0 and hour + _DAY_HOURS - 1 <= last:  # the whole day
-            lexemes.append(f"{TIME_MARK}d{hour // _DAY_HOURS}")
-            hour += _DAY_HOURS
-        else:
-            lexemes.append(f"{TIME_MARK}h{hour}")
-            hour += 1
+    while hour <= last:  # the largest span that starts here and ends in the range
+        span = next(span for span in (_DAY_HOURS, *_BLOCK_HOURS, 1) if hour % span == 0 and hour + span - 1 <= last)
+        lexemes.append(_time_lexeme(hour, span))
+        hour += span
     return "(" + " | ".join(_quote(lexeme) for lexeme in lexemes) + ")"
 
 
@@ -209,20 +236,18 @@ def scopes_in(cursor, start_s: float, end_s: float) -> list[int]:
     return _periods(cursor, start_s, end_s)
 
 
-def _match_sql(period: int, match: str, filters: Filters, from_ts=None) -> tuple[str, list]:
-    """FROM and WHERE of the frames of one period in the range (from `from_ts` on) whose words match."""
+def _match_sql(period: int, match: str, filters: Filters) -> tuple[str, list]:
+    """FROM and WHERE of the frames of one period in the range whose words match."""
     table = partition_table(period)
     where, params, needs_text = filters.sql()
-    time_where = [f"k.timestamp >= %s", f"k.timestamp {'<=' if filters.end_inclusive else '<'} %s"]
-    time_params = params[:2] if from_ts is None else [max(params[0], from_ts), params[1]]
-    start_s = filters.start_time if from_ts is None else max(filters.start_time, from_ts.timestamp())
-    if (hours := _time_query(period, start_s, filters.end_time)) is not None:
+    time_where = ["k.timestamp >= %s", f"k.timestamp {'<=' if filters.end_inclusive else '<'} %s"]
+    if (hours := _time_query(period, filters.start_time, filters.end_time)) is not None:
         match = f"({match}) & {hours}"
     base = f"FROM {table} k"
     if len(where) > 2 or needs_text:
         base += " JOIN frames_frame f ON f.id = k.frame_id" + (TEXT_JOIN if needs_text else "")
     base += " WHERE k.doc @@ %s::tsquery AND " + " AND ".join(time_where + where[2:])
-    return base, [match, *time_params, *params[2:]]
+    return base, [match, *params]
 
 
 def match_count(cursor, period: int, match: str, filters: Filters) -> int:
@@ -235,20 +260,71 @@ def match_ranked(
     cursor, period: int, match: str, filters: Filters, n: int, *, newest: int | None = None
 ) -> tuple[list[tuple[float, int]], bool]:
     """The n best matches of the period by ts_rank (normalised by length), as (score, frame id),
-    best first; with `newest`, among about the newest that many matches only. Also whether
-    `newest` cut the matches."""
+    best first; with `newest`, among the newest that many matches only. Also whether `newest` cut
+    the matches.
+
+    With `newest`, one scan of the word index: the newest matches by their time and row address
+    alone, then only their tsvectors read (from TOAST, most of them) and ranked."""
     base, params = _match_sql(period, match, filters)
-    boundary = None
-    if newest is not None:
-        cursor.execute(f"SELECT k.timestamp {base} ORDER BY k.timestamp DESC LIMIT 1 OFFSET %s", [*params, newest - 1])
-        if boundary := cursor.fetchone():
-            base, params = _match_sql(period, match, filters, from_ts=boundary[0])
+    order = "ORDER BY score DESC, k.timestamp DESC, k.frame_id DESC LIMIT %s"
+    if newest is None:
+        cursor.execute(f"SELECT ts_rank(k.doc, %s::tsquery, 1) AS score, k.frame_id {base} {order}", [match, *params, n])
+        return [(score, frame_id) for score, frame_id in cursor.fetchall()], False
     cursor.execute(
-        f"SELECT ts_rank(k.doc, %s::tsquery, 1) AS score, k.frame_id {base}"
-        " ORDER BY score DESC, k.timestamp DESC, k.frame_id DESC LIMIT %s",
-        [match, *params, n],
+        f"WITH hit AS MATERIALIZED (SELECT k.ctid AS tid, k.timestamp, k.frame_id {base}"
+        " ORDER BY k.timestamp DESC, k.frame_id DESC LIMIT %s)"
+        " SELECT ts_rank(k.doc, %s::tsquery, 1) AS score, k.frame_id, (SELECT count(*) FROM hit)"
+        f" FROM {partition_table(period)} k"
+        " WHERE k.ctid = ANY(ARRAY(SELECT tid FROM hit ORDER BY timestamp DESC, frame_id DESC LIMIT %s))"
+        f" {order}",
+        [*params, newest + 1, match, newest, n],
     )
-    return [(score, frame_id) for score, frame_id in cursor.fetchall()], boundary is not None
+    rows = cursor.fetchall()
+    return [(score, frame_id) for score, frame_id, _ in rows], bool(rows) and rows[0][2] > newest
+
+
+def match_count_ranked(
+    cursor, period: int, match: str, subset: str, filters: Filters, n: int, *, newest: int | None = None
+) -> tuple[int, list[tuple[float, int]], bool]:
+    """How many frames of the range in the period match `match`, and the n best matches of
+    `subset` (a query whose matches all match `match`) by ts_rank as match_ranked gives them;
+    when `match` has more than `newest` matches, among about the newest `newest` of `subset`.
+    Also whether `newest` cut `subset`'s matches.
+
+    One scan of the word index: every match of `match` by its time and row address alone,
+    counted; then only the newest `newest` ones' tsvectors read (from TOAST, most of them) to
+    test `subset` and rank. A phrase is so checked on the tsvectors of the frames with its words
+    once, not again to rank. A single word as `subset` needs no test: ts_rank is above 0 exactly
+    on the frames that hold it. Other tests would read each tsvector twice (PostgreSQL reads it
+    again for each function): then the word index counts, and match_ranked reads `subset`'s
+    matches alone. When fewer than _SUBSET_MIN_SHARE of the newest matches are `subset`'s (a
+    word seen mostly inside compound words lately), match_ranked ranks `subset`'s own newest."""
+    single = _SINGLE_LEXEME.fullmatch(subset) is not None
+    if "<->" not in match and subset != match and not single:
+        count = match_count(cursor, period, match, filters)
+        if not count:
+            return 0, [], False
+        return count, *match_ranked(cursor, period, subset, filters, n, newest=newest if newest is not None and count > newest else None)
+    base, params = _match_sql(period, match, filters)
+    test, test_params = ("", []) if subset == match or single else (" AND k.doc @@ %s::tsquery", [subset])
+    cursor.execute(
+        f"WITH hit AS MATERIALIZED (SELECT k.ctid AS tid, k.timestamp, k.frame_id {base})"
+        " SELECT c.count, r.score, r.frame_id, r.exact FROM (SELECT count(*) FROM hit) c LEFT JOIN LATERAL ("
+        f" SELECT z.score, z.frame_id, count(*) FILTER (WHERE {'z.score > 0' if single else 'true'}) OVER () AS exact FROM ("
+        # OFFSET 0: ts_rank once a row, for the order and the count of `subset`'s matches.
+        f"  SELECT ts_rank(k.doc, %s::tsquery, 1) AS score, k.frame_id, k.timestamp FROM {partition_table(period)} k"
+        f"  WHERE k.ctid = ANY(ARRAY(SELECT tid FROM hit ORDER BY timestamp DESC, frame_id DESC LIMIT %s)){test} OFFSET 0"
+        " ) z ORDER BY z.score DESC, z.timestamp DESC, z.frame_id DESC LIMIT %s"
+        ") r ON true",
+        [*params, subset, newest, *test_params, max(n, 1)],
+    )
+    rows = cursor.fetchall()
+    count, exact = rows[0][0], rows[0][3] or 0
+    cut = newest is not None and count > newest
+    if cut and exact < newest * _SUBSET_MIN_SHARE:
+        return count, *match_ranked(cursor, period, subset, filters, n, newest=newest)
+    # A frame that holds a single word only as a compound part ranks 0, last: the LIMIT kept every frame that holds it.
+    return count, [(score, frame_id) for _, score, frame_id, _ in rows[:n] if frame_id is not None and (score > 0 or not single)], cut
 
 
 def match_newest(cursor, period: int, match: str, filters: Filters, n: int) -> list[int]:

@@ -129,12 +129,13 @@ def test_a_days_matches_come_from_the_word_index_with_the_days_hours(frame_make)
 
 @pytest.mark.django_db
 def test_a_range_finds_its_frames_at_the_edges_of_hours_days_and_weeks(frame_make):
-    # Frames a hair before, at and after the start of an hour, of a UTC day and of a week (the
-    # keyword index's period), and ranges that start or end at each: a range finds exactly the
-    # frames whose time is inside it, on either database.
+    # Frames a hair before, at and after the start of an hour, of blocks of 2, 4 and 8 hours, of a
+    # UTC day and of a week (the keyword index's period), and ranges that start or end at each: a
+    # range finds exactly the frames whose time is inside it, on either database.
     hour, day = 3600, 86_400
     week_start = (period_of(time_ms(T0)) + 1) * 7 * day  # the start of the next period
-    edges = [week_start - 5 * hour, week_start - day, week_start]
+    edges = [week_start - 5 * hour, week_start - day, week_start, week_start - 8 * hour, week_start - 4 * hour,
+             week_start - 2 * hour]
     times = sorted({edge + delta for edge in edges for delta in (-1.0, -0.0004, 0.0, 0.0004, 0.5, 1.0)})
     for at in times:
         frame_make("ledger entry", at=at)

@@ -120,3 +120,36 @@ def test_with_the_cap_a_tier_is_not_cut_short_by_the_matches_of_another(frame_ma
     found, total, _ = keyword("alert", EDGE - 3600, EDGE + 3600, limit=3)
     assert total == 7
     assert set(found) == {newer_exact, *older_exact}
+
+
+def test_with_the_cap_a_phrase_ranks_its_newest_matches_and_counts_only_the_phrase(frame_make, settings):
+    # Newer frames hold both words apart: they are no match, neither in the total nor in the cap's
+    # newest matches (PostgreSQL checks the phrase on each frame's words once, to count and to rank).
+    settings.SEARCH_RANK_MAX = 3
+    strong = frame_make("quarterly budget quarterly budget", at=EDGE - 600)  # the best, but older than the ranked window
+    newer = [frame_make(f"quarterly budget item {i} with a few more words", at=EDGE + i) for i in range(3)]
+    for i in range(5):
+        frame_make(f"budget for the quarterly review {i}", at=EDGE + 100 + i)
+    found, total, _ = keyword('"quarterly budget"', EDGE - 3600, EDGE + 3600, limit=3)
+    assert total == 4
+    assert sorted(found) == sorted(newer)
+    found, total, _ = keyword('"quarterly budget"', EDGE - 3600, EDGE + 3600, limit=10)
+    assert total == 4 and sorted(found) == sorted([strong, *newer])
+
+
+def test_a_word_only_inside_a_compound_comes_after_every_exact_match(frame_make, settings):
+    # The newest frame holds the word only as a compound's part; the cap's newest matches are the
+    # nine newest exact ones and it. It never comes in the exact tier (scores in (3, 4]), only
+    # after it, once.
+    settings.SEARCH_RANK_MAX = 10
+    exact = [frame_make(f"alert number {i}", at=EDGE + i) for i in range(9)]
+    compound = frame_make("logAlert fired", at=EDGE + 100)
+    older = frame_make("alert alert alert", at=EDGE - 600)
+    found, total, scores = keyword("alert", EDGE - 3600, EDGE + 3600, limit=10)
+    assert total == 11 and len(found) == len(set(found)) == 10
+    assert set(exact) <= set(found)
+    assert set(found) - {compound} <= {*exact, older}
+    if compound in found:
+        assert found[-1] == compound and scores[-1] <= 3 < min(scores[:-1])
+    found, total, scores = keyword("alert", EDGE - 3600, EDGE + 3600, limit=20)  # every match ranked
+    assert total == 11 and found[-1] == compound and scores[-1] <= 3 < min(scores[:-1])
