@@ -33,7 +33,8 @@ With --database postgres (or sqlite,postgres), each size is built and timed on e
 turn, each in a child process of this script (Django reads its database once per process), with
 the same corpus, queries, ranges and vectors; only the SQL side moves (a PostgreSQL server of the
 bench's own, bench.pg, a fresh schema per size, VACUUM ANALYZE after the load); the vector index is
-the local vector server in both. (1) runs in the first child only, (5) in the SQLite one only;
+the local vector server in both. Before the timed searches the database is read into memory as
+bench/search_keyword.py does (pg_prewarm; the SQLite file read once). (1) runs in the first child only, (5) in the SQLite one only;
 a table puts the databases side by side at the end.
 
     .venv/bin/python bench/search_hybrid.py --sizes 100000,1000000
@@ -83,6 +84,7 @@ from bench.search_keyword import (  # noqa: E402
     bench_data_dir,
     databases_parse,
     database_create,
+    file_read,
     frames_generate,
     percentiles,
     ranges_sample,
@@ -743,6 +745,14 @@ def size_run(*, size: int, args, summary: list[str]) -> dict:
             QueryKind(k.label, k.queries[:5], k.ranges[:5])
             for k in query_kinds(n=5, t0=t0, top=size, seed=args.seed + 30, corpus_seed=args.seed)
         ]
+        # The database from memory, as bench/search_keyword.py times it: the vector fill's writes
+        # since the load may have pushed it out of the OS cache (PostgreSQL's WAL and files most).
+        if connection.vendor == "postgresql":
+            from bench.pg import prewarm
+
+            print(f"pg_prewarm of every table and index: {prewarm():.1f} s")
+        else:
+            file_read(Path(settings.DATABASES["default"]["NAME"]))
         cold = cold_days_run(seed=args.seed + 40)
         print(f"\nfirst semantic search of each of {len(cold)} days after the vector server started (its collection read "
               f"from disk): p50 {statistics.median(cold):.1f} ms, max {max(cold):.1f} ms; every day is loaded from here on")
