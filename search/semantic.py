@@ -30,7 +30,7 @@ from search.embeddings import (
     embedder_load_async,
     embedder_ready,
 )
-from search.filters import TEXT_JOIN, Filters
+from search.filters import TEXT_JOIN, Filters, ids_in
 from search.relevance import QueryRelevance, background, chunk_record, chunk_z, query_relevance, select
 from search.vectors import DayHits, day_bounds_ms, day_of, day_query, days_present
 
@@ -74,18 +74,22 @@ def semantic_total(filters: Filters, found: int) -> int:
         return max(cursor.fetchone()[0], found)
 
 
-def _frames_admitted(cursor, filters: Filters, frame_ids: list[int]) -> set[int]:
+def _frames_admitted(cursor, filters: Filters, frame_ids: list[int], *, records: bool) -> dict[int, bytes | None]:
     """Which of these frames the filters admit, exactly (the vector index knows times to the
-    millisecond and nothing of windows and URLs)."""
+    millisecond and nothing of windows and URLs), each with its relevance record
+    (search.relevance.chunk_stats; None when not asked for, or when it has none), in one statement."""
     if not frame_ids:
-        return set()
+        return {}
     where, params, needs_text = filters.sql()
+    among, among_params = ids_in("f.id", frame_ids)
+    record = "v.relevance" if records else "NULL"
+    join = " LEFT JOIN search_framevectors v ON v.frame_id = f.id" if records else ""
     cursor.execute(
-        "SELECT f.id FROM frames_frame f" + (TEXT_JOIN if needs_text else "")
-        + f" WHERE f.id IN ({', '.join(['%s'] * len(frame_ids))}) AND " + " AND ".join(where),
-        [*frame_ids, *params],
+        f"SELECT f.id, {record} FROM frames_frame f" + (TEXT_JOIN if needs_text else "") + join
+        + f" WHERE {among} AND " + " AND ".join(where),
+        [*among_params, *params],
     )
-    return {row[0] for row in cursor.fetchall()}
+    return {frame_id: (bytes(found) if found is not None else None) for frame_id, found in cursor.fetchall()}
 
 
 def _cost(model: tuple[float, float], size: int) -> float:
@@ -155,9 +159,8 @@ def semantic_plan(*, q: str, filters: Filters, n: int) -> SemanticPlan:
         for day in sorted((day for day in present if first_day <= day <= last_day), reverse=True):
             day_lo, day_hi = day_bounds_ms(day)
             day_filters = filters.with_range(max(filters.start_time, day_lo / 1000), min(filters.end_time, day_hi / 1000))
-            kept = _count(cursor, day_filters)
+            kept, in_day = _day_count(cursor, day_filters, day)
             if kept:
-                in_day = _count(cursor, Filters(start_time=day_lo / 1000, end_time=day_hi / 1000, end_inclusive=False))
                 days.append((day, day_filters, kept, in_day))
         total_kept = sum(kept for _, _, kept, _ in days)
         for day, day_filters, kept, in_day in days:
@@ -236,16 +239,23 @@ def semantic_finish(plan: SemanticPlan, fetched: SemanticFetched) -> list[tuple[
     best: dict[int, float] = {}  # frame -> its nearest chunk's distance plus its script's pull
     stand_out: dict[int, float | None] = {}  # frame -> its best chunk z (None: no record)
     records: dict[int, bytes | None] = {}
+    admitted: dict[int, bool] = {}  # frame -> its day's filters admit it (a frame is in one day)
     short = []  # (read, farthest distance read) of the days not read to their end
     with connection.cursor() as cursor:
 
         def take(found: DayHits, filters: Filters, admit: bool) -> None:
             entries = found.entries
+            new = [frame_id for frame_id in dict.fromkeys(frame_id for frame_id, _, _ in entries) if frame_id not in admitted]
             if admit:
-                keep = _frames_admitted(cursor, filters, list({frame_id for frame_id, _, _ in entries}))
-                entries = [entry for entry in entries if entry[0] in keep]
-            if floor is None:  # the user's fixed bar needs no records
-                records.update(_records(cursor, [frame_id for frame_id, _, _ in entries if frame_id not in records]))
+                # The user's fixed bar needs no records.
+                kept = _frames_admitted(cursor, filters, new, records=floor is None)
+                records.update(kept)
+                admitted.update((frame_id, frame_id in kept) for frame_id in new)
+                entries = [entry for entry in entries if admitted[entry[0]]]
+            else:
+                if floor is None:
+                    records.update(_records(cursor, new))
+                admitted.update((frame_id, True) for frame_id in new)
             for frame_id, chunk, distance in entries:
                 if distance > cutoff:
                     continue
@@ -291,10 +301,8 @@ def _records(cursor, frame_ids: list[int]) -> dict[int, bytes | None]:
     """The relevance records (search.relevance.chunk_stats) of these frames."""
     found: dict[int, bytes | None] = {}
     for at in range(0, len(frame_ids), 900):
-        part = frame_ids[at : at + 900]
-        cursor.execute(
-            f"SELECT frame_id, relevance FROM search_framevectors WHERE frame_id IN ({', '.join(['%s'] * len(part))})", part
-        )
+        among, params = ids_in("frame_id", frame_ids[at : at + 900])
+        cursor.execute(f"SELECT frame_id, relevance FROM search_framevectors WHERE {among}", params)
         found.update({frame_id: (bytes(record) if record is not None else None) for frame_id, record in cursor.fetchall()})
     return found
 
@@ -304,6 +312,25 @@ def semantic_ranked(*, q: str, filters: Filters, n: int) -> list[tuple[int, floa
     then semantic_finish). Raises EmbeddingError or VectorError."""
     plan = semantic_plan(q=q, filters=filters, n=n)
     return semantic_finish(plan, semantic_fetch(plan))
+
+
+def _day_count(cursor, filters: Filters, day: int) -> tuple[int, int]:
+    """How many frames of the day the filters keep (0: the day's own count is not read), and how
+    many the day has. A time range alone is counted with the day in one scan of the time index;
+    other filters read each frame they test, so the day's part of the range is counted first."""
+    day_lo, day_hi = day_bounds_ms(day)
+    whole = Filters(start_time=day_lo / 1000, end_time=day_hi / 1000, end_inclusive=False)
+    if filters.narrowed():
+        kept = _count(cursor, filters)
+        return kept, (_count(cursor, whole) if kept else 0)
+    in_day, in_day_params, _ = whole.sql()
+    where, params, _ = filters.sql()
+    cursor.execute(
+        f"SELECT count(*) FILTER (WHERE {' AND '.join(where)}), count(*) FROM frames_frame f WHERE " + " AND ".join(in_day),
+        [*params, *in_day_params],
+    )
+    kept, total = cursor.fetchone()
+    return kept, total
 
 
 def _count(cursor, filters: Filters) -> int:
