@@ -228,7 +228,7 @@ def semantic_finish(plan: SemanticPlan, fetched: SemanticFetched) -> list[tuple[
     nearer than the n-th nearest frame found over every day (and than the user's bar). Deeper is
     the cheaper by measured cost of 4x as many entries (up to OVERFETCH_MAX) or, for an
     over-fetched day that keeps at most VECTOR_IDS_EXACT frames, a search among the kept frames by
-    id (within IDS_FALLBACK_MAX_MS once OVERFETCH_MAX is read). With the user's bar the ranking is
+    id (within IDS_FALLBACK_MAX_MS once OVERFETCH_MAX is read), as deep as the next read would go. With the user's bar the ranking is
     exact; only a day that keeps more than VECTOR_IDS_EXACT frames, none of them among its
     OVERFETCH_MAX nearest entries, can give fewer than n. Under the relevance rule a day is read to
     RELEVANCE_READ_MAX entries at most: past that the order is by what was read."""
@@ -280,10 +280,19 @@ def semantic_finish(plan: SemanticPlan, fetched: SemanticFetched) -> list[tuple[
             while farthest <= cutoff and farthest < _nth_distance(best, n):
                 by_ids = admit and read.kept <= VECTOR_IDS_EXACT
                 ids_cost = _cost(plan.ids_cost, read.kept)
-                if by_ids and (ids_cost < _cost(OPEN_COST_MS, fetch * 4) if fetch < deepest else ids_cost <= IDS_FALLBACK_MAX_MS):
-                    frame_ids, admit, fetch = _ids(cursor, read.filters), False, n * ENTRIES_PER_FRAME
+                # 4x deeper, or to the deepest at once when that is less than 8x.
+                deeper = fetch * 4 if fetch * 8 < deepest else deepest
+                # Past the deepest read, only the user's bar reads on by id (the relevance rule's
+                # frames are among a day's nearest RELEVANCE_READ_MAX entries).
+                fallback = floor is not None and ids_cost <= IDS_FALLBACK_MAX_MS
+                if by_ids and (ids_cost < _cost(OPEN_COST_MS, deeper) if fetch < deepest else fallback):
+                    # As deep as the next read would go: a search by id costs about the same at
+                    # any depth, and a shallower one would only read again what the day's admitted
+                    # entries already gave.
+                    frame_ids, admit = _ids(cursor, read.filters), False
+                    fetch = max(deeper, n * ENTRIES_PER_FRAME)
                 elif fetch < deepest:
-                    fetch = min(fetch * 4, deepest)
+                    fetch = deeper
                 else:
                     break
                 found = day_query(embedder_key=plan.key, day=read.day, embedding=fetched.embedding, n=fetch, frame_ids=frame_ids)
