@@ -229,7 +229,8 @@ def semantic_finish(plan: SemanticPlan, fetched: SemanticFetched) -> list[tuple[
     the cheaper by measured cost of 4x as many entries (up to OVERFETCH_MAX) or, for an
     over-fetched day that keeps at most VECTOR_IDS_EXACT frames, a search among the kept frames by
     id, as deep as the next read would go (with the user's bar also once OVERFETCH_MAX is read,
-    within IDS_FALLBACK_MAX_MS). With the user's bar the ranking is exact; only a day that keeps more than VECTOR_IDS_EXACT frames, none of them among its
+    within IDS_FALLBACK_MAX_MS). With the user's bar the ranking is exact; only a day that keeps
+    more than VECTOR_IDS_EXACT frames, none of them among its
     OVERFETCH_MAX nearest entries, can give fewer than n. Under the relevance rule a day is read to
     RELEVANCE_READ_MAX entries at most: past that the order is by what was read."""
     floor = settings.SEMANTIC_MAX_DISTANCE  # the user's own bar, if any
