@@ -85,9 +85,18 @@ def _secret_key() -> str:
         return os.environ["SECRET_KEY"]
     path = DATA_DIR / "secret_key"
     if not path.exists():
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        # Written whole under a name of its own, then linked in: processes starting at once (the
+        # web server and the worker) all read the one key that won, never a half-written file.
+        part = DATA_DIR / f"secret_key.{os.getpid()}.part"
+        fd = os.open(part, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "w") as fh:
             fh.write(secrets.token_urlsafe(50))
+        try:
+            os.link(part, path)
+        except FileExistsError:
+            pass
+        finally:
+            part.unlink()
     return path.read_text().strip()
 
 
