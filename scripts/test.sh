@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Sets up MyRecall and runs the whole test suite. With --scale first, runs it with DATABASE_URL,
-# REDIS_URL, CHROMA_URL and CHROMA_TOKEN pointing at a real PostgreSQL, Redis and Chroma server
-# started for the run and stopped after it (tests/scale.py).
+# Sets up MyRecall and runs the whole test suite (two test processes at once). With --scale first,
+# runs it with DATABASE_URL, REDIS_URL, CHROMA_URL and CHROMA_TOKEN pointing at a real PostgreSQL,
+# Redis and Chroma server started for the run and stopped after it (tests/scale.py), in one process.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh --test
@@ -10,4 +10,7 @@ if [ "${1:-}" = "--scale" ]; then
   shift
   exec .venv/bin/python -m tests.scale run -- .venv/bin/python -m pytest "$@"
 fi
-exec .venv/bin/python -m pytest "$@"
+# Two test processes (pytest-xdist), each file's tests in one of them: most of the slow tests wait
+# on servers they start, so two at once take about two thirds of the time on this 2-core machine.
+# MYRECALL_TEST_WORKERS=0 runs them in this process, one by one.
+exec .venv/bin/python -m pytest -n "${MYRECALL_TEST_WORKERS:-2}" --dist loadfile "$@"

@@ -42,6 +42,33 @@ def data_dir(tmp_path, settings):
     vectors_release()  # the test's vector index, if it opened one
 
 
+@pytest.fixture(autouse=True)
+def keyword_index_emptied_after_flush(request, django_db_blocker):
+    """After a test on a committed database (transactional_db): Django's flush empties the tables
+    of models only, so the keyword index's own tables (partitions, their registry, the vocabulary)
+    are emptied here, as a database without frames has them, whatever test runs next."""
+    yield
+    marker = request.node.get_closest_marker("django_db")
+    if not ("transactional_db" in request.fixturenames or "live_server" in request.fixturenames
+            or (marker is not None and marker.kwargs.get("transaction"))):
+        return
+    from django.db import connection
+
+    from search import fts, pg_fts
+    from search.keyword_base import REGISTRY
+    from search.keyword_index import keyword_index
+
+    with django_db_blocker.unblock(), connection.cursor() as cursor:
+        if connection.vendor == "sqlite":
+            for period in fts.partitions_all(cursor):
+                fts.table_drop(cursor, fts.partition_table(period))
+                fts.table_drop(cursor, f"{fts.partition_table(period)}{fts.BUILD_SUFFIX}")
+        else:
+            cursor.execute(f"TRUNCATE {pg_fts.TABLE}")
+        cursor.execute(f"DELETE FROM {REGISTRY}")
+        keyword_index(connection.vendor).vocab_reset(cursor)
+
+
 def render_text_image(lines: list[str], *, size=(900, 60), fmt="PNG", size_px=28, bg="white", fg="black") -> bytes:
     """A screenshot-like image with the given lines of text (English or Chinese)."""
     width, _ = size

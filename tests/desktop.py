@@ -5,7 +5,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 from tests.server import REPO
@@ -13,20 +12,20 @@ from tests.server import REPO
 
 class Desktop:
     def __init__(self, tmp: Path, *, size=(1280, 800)):
-        self.display = None
-        for number in range(90, 140):
-            if not Path(f"/tmp/.X11-unix/X{number}").exists() and not Path(f"/tmp/.X{number}-lock").exists():
-                self.display = f":{number}"
-                break
+        # Xvfb picks a free display itself and writes its number when it accepts connections: two
+        # test processes at once (pytest -n 2) never race for the same one.
+        read_end, write_end = os.pipe()
         self.xvfb = subprocess.Popen(
-            ["Xvfb", self.display, "-screen", "0", f"{size[0]}x{size[1]}x24", "-nolisten", "tcp"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            ["Xvfb", "-displayfd", str(write_end), "-screen", "0", f"{size[0]}x{size[1]}x24", "-nolisten", "tcp"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, pass_fds=(write_end,),
         )
-        deadline = time.time() + 20
-        while not Path(f"/tmp/.X11-unix/X{self.display[1:]}").exists():
-            if time.time() > deadline or self.xvfb.poll() is not None:
-                raise RuntimeError("Xvfb did not start")
-            time.sleep(0.05)
+        os.close(write_end)
+        with os.fdopen(read_end) as numbers:
+            number = numbers.readline().strip()  # empty when Xvfb exits first
+        if not number:
+            self.xvfb.kill()
+            raise RuntimeError("Xvfb did not start")
+        self.display = f":{number}"
         self.env = {**os.environ, "DISPLAY": self.display}
         self.state = tmp / "window.json"
         self.window = None

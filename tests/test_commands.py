@@ -319,8 +319,14 @@ def program_check(env: dict[str, str], argv: list[str]) -> Parsed:
     """Checks a command's words with the parser of the program they run."""
     if argv[:3] == ["capture/.venv/bin/python", "-m", "capture"]:
         return python_parse("-m=capture", argv[3:])
-    if argv == [".venv/bin/python", "-m", "pytest"]:  # scripts/test.sh as shown: the whole suite
-        return Parsed(set())
+    if argv[:3] == [".venv/bin/python", "-m", "pytest"]:  # scripts/test.sh as shown: its options, by pytest itself
+        # Collecting a file with no tests: exit 5 ("no tests") once every option was taken, 4 on one it refuses.
+        run = subprocess.run(
+            [sys.executable, "-m", "pytest", *argv[3:], "--collect-only", "-q", "-p", "no:cacheprovider", "tests/__init__.py"],
+            cwd=REPO, capture_output=True, text=True, timeout=120,
+        )
+        refused = [line for line in run.stderr.splitlines() if "error:" in line] or [f"pytest exited {run.returncode}"]
+        return Parsed(set(), "" if run.returncode in (0, 5) else refused[-1])
     if argv[:5] == [".venv/bin/python", "-m", "tests.scale", "run", "--"]:  # the servers of --scale, then the command
         return program_check({}, argv[5:])
     if argv[0] in ("python", "python3"):

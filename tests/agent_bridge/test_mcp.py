@@ -21,16 +21,25 @@ from PIL import Image
 
 from tests import databases
 from tests.conftest import render_text_image
-from tests.server import REPO, ocr_wait
+from tests.server import REPO, LiveServer, ocr_wait
 
 INSPECTOR = REPO / "node_modules" / ".bin" / "mcp-inspector"
 WORDS = "Zanzibar rollout checklist for the quarterly release"
 
 
 @pytest.fixture(scope="module")
-def memory(live_server_proc, tmp_path_factory):
+def mcp_server(tmp_path_factory):
+    """A `serve` of this module's own: the tools' answers (what came before and after a frame, the
+    last hour's activity) hold exactly its frames, whatever other tests ran before."""
+    server = LiveServer(tmp_path_factory.mktemp("mcp-live") / "data")
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def memory(mcp_server, tmp_path_factory):
     """Three frames of a distinctive morning on the live server, and a read-only token in a file."""
-    server = live_server_proc
+    server = mcp_server
     now = time.time()
     sent = []
     for offset, app, window, lines in (
