@@ -166,7 +166,8 @@ def _counted_ranked(cursor, index, scopes: list, parts: str, strict: str, filter
         ranked += [(score, key, -number) for score, key in rows]  # a newer scope first among equal scores
         if left is not None:
             # The count may be far above the strict matches: fewer than n rows are all of them.
-            left = 0 if cut else left - (count if len(rows) >= n else len(rows))
+            # Never below 0: a count past what was left spends the cap (the older scopes are only counted).
+            left = 0 if cut else max(0, left - (count if len(rows) >= n else len(rows)))
     ranked.sort(reverse=True)
     return _Tier([(scope, strict) for scope in scopes], counts, ranked=ranked[:n])
 

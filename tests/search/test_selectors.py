@@ -122,6 +122,23 @@ def test_with_the_cap_a_tier_is_not_cut_short_by_the_matches_of_another(frame_ma
     assert set(found) == {newer_exact, *older_exact}
 
 
+def test_with_the_cap_more_part_matches_than_it_in_a_newer_partition_leave_the_older_counted(frame_make, settings):
+    # Two words: the newest partition holds 2 exact matches and more part matches than the cap,
+    # so the cap is spent there; the older partition is only counted (PostgreSQL once refused the
+    # search: it asked that partition for a negative number of newest matches).
+    settings.SEARCH_RANK_MAX = 5
+    newer_exact = [frame_make(f"alert raised number {i}", at=EDGE + 10 + i) for i in range(2)]
+    for i in range(6):
+        frame_make(f"logAlert{i} was raisedTwice", at=EDGE + 20 + i)
+    older_exact = frame_make("alert raised again", at=EDGE - 600)
+    found, total, _ = keyword("alert raised", EDGE - 3600, EDGE + 3600, limit=2)
+    assert total == 9
+    assert set(found) == set(newer_exact)
+    # Three wanted: the newest partition gives fewer exact matches than that, so the older one is ranked too.
+    found, total, _ = keyword("alert raised", EDGE - 3600, EDGE + 3600, limit=3)
+    assert total == 9 and set(found) == {*newer_exact, older_exact}
+
+
 def test_with_the_cap_a_phrase_ranks_its_newest_matches_and_counts_only_the_phrase(frame_make, settings):
     # Newer frames hold both words apart: they are no match, neither in the total nor in the cap's
     # newest matches (PostgreSQL checks the phrase on each frame's words once, to count and to rank).
