@@ -114,6 +114,17 @@ class _DayRead:
 
 
 @dataclass
+class _Deeper:
+    """A day read short, as it is read deeper (see semantic_finish)."""
+
+    read: _DayRead
+    fetch: int  # entries read so far
+    frame_ids: list[int] | None
+    admit: bool
+    farthest: float  # the farthest distance read
+
+
+@dataclass
 class SemanticPlan:
     """The database's part of a search by meaning, done before the vector index is asked:
     which day collections to read and how. `semantic_fetch` needs no database (it can run in
@@ -225,7 +236,8 @@ def semantic_finish(plan: SemanticPlan, fetched: SemanticFetched) -> list[tuple[
     An over-fetched day keeps the frames the filters admit. A day read short (not to its end) is
     read deeper only while what it left unread could still count: its unread entries are all
     farther than the farthest it read (and no pull is below 0), so they matter only when that is
-    nearer than the n-th nearest frame found over every day (and than the user's bar). Deeper is
+    nearer than the n-th nearest frame found over every day (and than the user's bar); the days
+    that still could are read deeper together, in rounds. Deeper is
     the cheaper by measured cost of 4x as many entries (up to OVERFETCH_MAX) or, for an
     over-fetched day that keeps at most VECTOR_IDS_EXACT frames, a search among the kept frames by
     id, as deep as the next read would go (with the user's bar also once OVERFETCH_MAX is read,
@@ -241,10 +253,10 @@ def semantic_finish(plan: SemanticPlan, fetched: SemanticFetched) -> list[tuple[
     stand_out: dict[int, float | None] = {}  # frame -> its best chunk z (None: no record)
     records: dict[int, bytes | None] = {}
     admitted: dict[int, bool] = {}  # frame -> its day's filters admit it (a frame is in one day)
-    short = []  # (read, farthest distance read) of the days not read to their end
+    short: list[_Deeper] = []  # the days not read to their end
     with connection.cursor() as cursor:
 
-        def take(found: DayHits, filters: Filters, admit: bool) -> None:
+        def take(found: DayHits, filters: Filters, *, admit: bool) -> None:
             entries = found.entries
             new = [frame_id for frame_id in dict.fromkeys(frame_id for frame_id, _, _ in entries) if frame_id not in admitted]
             if admit:
@@ -272,35 +284,45 @@ def semantic_finish(plan: SemanticPlan, fetched: SemanticFetched) -> list[tuple[
                     stand_out.setdefault(frame_id, None)
 
         for read, found in zip(plan.reads, fetched.found):
-            take(found, read.filters, read.admit)
+            take(found, read.filters, admit=read.admit)
             if not found.exhausted:
-                short.append((read, found.farthest))
-        for read, farthest in short:
-            fetch, frame_ids, admit = read.fetch, read.frame_ids, read.admit
-            deepest = OVERFETCH_MAX if floor is not None else RELEVANCE_READ_MAX
-            while farthest <= cutoff and farthest < _nth_distance(best, n):
-                by_ids = admit and read.kept <= VECTOR_IDS_EXACT
-                ids_cost = _cost(plan.ids_cost, read.kept)
+                short.append(_Deeper(read=read, fetch=read.fetch, frame_ids=read.frame_ids, admit=read.admit, farthest=found.farthest))
+        deepest = OVERFETCH_MAX if floor is not None else RELEVANCE_READ_MAX
+        # In rounds: every day that still could count is read deeper at once (the reads wait on
+        # the vector index, not on this process); a round's reads are taken in as they come.
+        while short:
+            reads = []
+            for day in short:
+                if day.farthest > cutoff or day.farthest >= _nth_distance(best, n):
+                    continue
+                by_ids = day.admit and day.read.kept <= VECTOR_IDS_EXACT
+                ids_cost = _cost(plan.ids_cost, day.read.kept)
                 # 4x deeper, or to the deepest at once when that is less than 8x.
-                deeper = fetch * 4 if fetch * 8 < deepest else deepest
+                deeper = day.fetch * 4 if day.fetch * 8 < deepest else deepest
                 # Past the deepest read, only the user's bar reads on by id (the relevance rule's
                 # frames are among a day's nearest RELEVANCE_READ_MAX entries).
                 fallback = floor is not None and ids_cost <= IDS_FALLBACK_MAX_MS
-                if by_ids and (ids_cost < _cost(OPEN_COST_MS, deeper) if fetch < deepest else fallback):
+                if by_ids and (ids_cost < _cost(OPEN_COST_MS, deeper) if day.fetch < deepest else fallback):
                     # As deep as the next read would go: a search by id costs about the same at
                     # any depth, and a shallower one would only read again what the day's admitted
                     # entries already gave.
-                    frame_ids, admit = _ids(cursor, read.filters), False
-                    fetch = max(deeper, n * ENTRIES_PER_FRAME)
-                elif fetch < deepest:
-                    fetch = deeper
+                    day.frame_ids, day.admit = _ids(cursor, day.read.filters), False
+                    day.fetch = max(deeper, n * ENTRIES_PER_FRAME)
+                elif day.fetch < deepest:
+                    day.fetch = deeper
                 else:
-                    break
-                found = day_query(embedder_key=plan.key, day=read.day, embedding=fetched.embedding, n=fetch, frame_ids=frame_ids)
-                take(found, read.filters, admit)
-                if found.exhausted:
-                    break
-                farthest = found.farthest
+                    continue
+                job = _reads_pool.submit(
+                    day_query, embedder_key=plan.key, day=day.read.day, embedding=fetched.embedding, n=day.fetch, frame_ids=day.frame_ids
+                )
+                reads.append((day, job))
+            short = []
+            for day, job in reads:
+                found = job.result()
+                take(found, day.read.filters, admit=day.admit)
+                if not found.exhausted:
+                    day.farthest = found.farthest
+                    short.append(day)
     ranked = sorted(best.items(), key=lambda item: (item[1], -item[0]))
     if floor is not None:
         return ranked[:n]
