@@ -9,7 +9,8 @@ Runs with one packaged model (--model: multilingual-e5-small, the app's default,
    query's embedding (embed_query, distinct queries, cache off) and of loading the model.
 2. Index throughput: search.services.frames_embed on real frames of the synthetic database,
    in the worker's batches, embedded for real and written to the vector server.
-3. Search latency with a random 1-day filter at each size, through
+3. Search latency with a random 1-day filter at each size (in a new process of its own, with a
+   vector server started for it, as a web server searches), through
    search.hybrid.search_run in hybrid, semantic and keyword mode, for English words of the
    corpus, short English phrases read from frames, and Chinese words. Filling the index with
    real embeddings would take hours at these sizes, so it holds synthetic vectors around real
@@ -689,6 +690,80 @@ def what_if_print(kinds: list[QueryKind], found: dict[tuple[str, str], Timings],
     summary.append(f"   {size:>9,} hybrid, what-if torch at 1 thread: p50 {p50:6.1f} ms, p95 {p95:6.1f} ms")
 
 
+# (3) in a process of its own ---------------------------------------------------------------------
+
+
+def timed_searches(*, size: int, t0: float, args) -> tuple[list[float], dict, dict | None]:
+    """(3) in a child process of this script on the same data dir and database: the first search
+    of each day after a vector server started for it (cold_days_run), then every query in every
+    mode (latency_run, after a few to warm up), and with torch at one thread. A web server searches
+    from a process that serves; the one that generated the frames and wrote their vectors holds
+    what it built (and its vector server what it wrote) and answered about a third slower in CPU
+    and wall time (on PostgreSQL at 1,000,000 frames, hybrid p95 135.8 ms and CPU p95 49.1 there,
+    101.4 and 38.2 from a new process on the same data dir). Returns (cold times, found, one-thread
+    found or None)."""
+    from django.conf import settings
+
+    with tempfile.TemporaryDirectory(prefix="myrecall-bench-timed-") as folder:
+        out = Path(folder) / "timed.json"
+        argv = [sys.executable, str(Path(__file__).resolve()), "--timed-searches", str(out), "--sizes", str(size),
+                "--t0", repr(t0), "--seed", str(args.seed), "--queries", str(args.queries), "--model", args.model]
+        done = subprocess.run(argv, env={**os.environ, "MYRECALL_DATA_DIR": str(settings.DATA_DIR)}, cwd=REPO)
+        if done.returncode != 0:
+            raise SystemExit(f"the timed searches failed (exit {done.returncode})")
+        raw = json.loads(out.read_text())
+
+    def timings(by_key: dict) -> dict[tuple[str, str], Timings]:
+        return {
+            tuple(key.split("|", 1)): Timings(ms=t["ms"], cpu_ms=t["cpu_ms"], hits=t["hits"], with_semantic=t["with_semantic"],
+                                              degraded=Counter(t["degraded"]))
+            for key, t in by_key.items()
+        }
+
+    return raw["cold"], timings(raw["found"]), (timings(raw["one_thread"]) if raw["one_thread"] else None)
+
+
+def timed_searches_child(args) -> None:
+    """The child of timed_searches: Django on MYRECALL_DATA_DIR, figures to args.timed_searches."""
+    from bench.search_keyword import django_start
+
+    django_start(Path(os.environ["MYRECALL_DATA_DIR"]))
+    from django.conf import settings
+    from django.db import connection
+
+    from search.embeddings import embedder_warm_up
+
+    settings.EMBEDDINGS_CACHE_SIZE = 0  # every query is embedded, as a new one would be
+    embedder_warm_up()
+    size, t0 = int(args.sizes), args.t0
+    kinds = query_kinds(n=args.queries, t0=t0, top=size, seed=args.seed + 20, corpus_seed=args.seed)
+    warm = [
+        QueryKind(k.label, k.queries[:5], k.ranges[:5])
+        for k in query_kinds(n=5, t0=t0, top=size, seed=args.seed + 30, corpus_seed=args.seed)
+    ]
+    with vector_server(settings.DATA_DIR):
+        # The database from memory, as bench/search_keyword.py times it: the vector fill's writes
+        # since the load may have pushed it out of the OS cache (PostgreSQL's WAL and files most).
+        if connection.vendor == "postgresql":
+            from bench.pg import prewarm
+
+            print(f"pg_prewarm of every table and index: {prewarm():.1f} s")
+        else:
+            file_read(Path(settings.DATABASES["default"]["NAME"]))
+        cold = cold_days_run(seed=args.seed + 40)
+        latency_run(warm)
+        found = latency_run(kinds)
+        one_thread = None
+        if uses_torch():
+            with torch_threads_set(1):
+                one_thread = latency_run(kinds, modes=("hybrid",))
+
+    def plain(by_key: dict) -> dict:
+        return {f"{label}|{mode}": {**t.__dict__, "degraded": dict(t.degraded)} for (label, mode), t in by_key.items()}
+
+    Path(args.timed_searches).write_text(json.dumps({"cold": cold, "found": plain(found), "one_thread": plain(one_thread) if one_thread else None}))
+
+
 # One size ---------------------------------------------------------------------------------------
 
 
@@ -740,39 +815,23 @@ def size_run(*, size: int, args, summary: list[str]) -> dict:
         print(f"\n(4) vector index on disk (du {vectors_dir() / 'db'}): {db_bytes / 2**20:,.0f} MiB for {size:,} frames, "
               f"{db_bytes / size:,.0f} B/frame ({entries:,} entries, {db_bytes / max(entries, 1):,.0f} B/entry)")
 
-        kinds = query_kinds(n=args.queries, t0=t0, top=size, seed=args.seed + 20, corpus_seed=args.seed)
-        warm = [
-            QueryKind(k.label, k.queries[:5], k.ranges[:5])
-            for k in query_kinds(n=5, t0=t0, top=size, seed=args.seed + 30, corpus_seed=args.seed)
-        ]
-        # The database from memory, as bench/search_keyword.py times it: the vector fill's writes
-        # since the load may have pushed it out of the OS cache (PostgreSQL's WAL and files most).
-        if connection.vendor == "postgresql":
-            from bench.pg import prewarm
-
-            print(f"pg_prewarm of every table and index: {prewarm():.1f} s")
-        else:
-            file_read(Path(settings.DATABASES["default"]["NAME"]))
-        cold = cold_days_run(seed=args.seed + 40)
-        print(f"\nfirst semantic search of each of {len(cold)} days after the vector server started (its collection read "
-              f"from disk): p50 {statistics.median(cold):.1f} ms, max {max(cold):.1f} ms; every day is loaded from here on")
-        latency_run(warm)
-        found = latency_run(kinds)
-        one_thread = None
-        if uses_torch():
-            with torch_threads_set(1):
-                one_thread = latency_run(kinds, modes=("hybrid",))
-        summary.append(f"{size:,} frames: 2. frames_embed {len(block) / embed_s:.1f} frames/s "
-                       f"({block_chunks / len(block):.2f} chunks/frame); synthetic fill {vectors / fill_s:,.0f} vectors/s "
-                       f"({vectors / written:.2f} per frame); "
-                       f"4. index on disk {db_bytes / size:,.0f} B/frame ({db_bytes / 2**20:,.0f} MiB)")
-        summary.append(f"   first search of a day after the vector server starts (collection read from disk): "
-                       f"p50 {statistics.median(cold):.0f} ms, max {max(cold):.0f} ms ({len(cold)} days)")
-        summary.append(f"   3. latency, 1-day range, {args.queries} queries per kind, index of synthetic vectors around "
-                       f"{pool.own:,} real ones, {args.chunks_per_frame:g} chunks per frame:")
-        latency_print(kinds, found, size, summary)
-        if one_thread:
-            what_if_print(kinds, one_thread, size, summary)
+    # (3) in a process of its own, as a web server is: not the one that generated a million frames
+    # and wrote their vectors, with a vector server started for it on the index as written.
+    cold, found, one_thread = timed_searches(size=size, t0=t0, args=args)
+    kinds = query_kinds(n=args.queries, t0=t0, top=size, seed=args.seed + 20, corpus_seed=args.seed)
+    print(f"\nfirst semantic search of each of {len(cold)} days after the vector server started (its collection read "
+          f"from disk): p50 {statistics.median(cold):.1f} ms, max {max(cold):.1f} ms; every day is loaded from here on")
+    summary.append(f"{size:,} frames: 2. frames_embed {len(block) / embed_s:.1f} frames/s "
+                   f"({block_chunks / len(block):.2f} chunks/frame); synthetic fill {vectors / fill_s:,.0f} vectors/s "
+                   f"({vectors / written:.2f} per frame); "
+                   f"4. index on disk {db_bytes / size:,.0f} B/frame ({db_bytes / 2**20:,.0f} MiB)")
+    summary.append(f"   first search of a day after the vector server starts (collection read from disk): "
+                   f"p50 {statistics.median(cold):.0f} ms, max {max(cold):.0f} ms ({len(cold)} days)")
+    summary.append(f"   3. latency, 1-day range, {args.queries} queries per kind, index of synthetic vectors around "
+                   f"{pool.own:,} real ones, {args.chunks_per_frame:g} chunks per frame:")
+    latency_print(kinds, found, size, summary)
+    if one_thread:
+        what_if_print(kinds, one_thread, size, summary)
     figures = {
         "database": "PostgreSQL" if connection.vendor == "postgresql" else "SQLite", "size": size, "queries": args.queries,
         "kinds": [kind.label for kind in kinds], "latency": {}, "embed_frames_per_s": len(block) / embed_s,
@@ -987,7 +1046,12 @@ def main() -> None:
     parser.add_argument("--t0", type=float, help=argparse.SUPPRESS)  # the start of the span, the same for every database
     parser.add_argument("--figures-out", help=argparse.SUPPRESS)  # a child's figures, as JSON
     parser.add_argument("--no-embedding-run", action="store_true", help=argparse.SUPPRESS)  # (1) ran in another child
+    parser.add_argument("--timed-searches", help=argparse.SUPPRESS)  # (3) in a child of its own: its figures, as JSON
     args = parser.parse_args()
+    if args.timed_searches:
+        os.environ["EMBEDDINGS_MODEL"] = args.model
+        timed_searches_child(args)
+        return
     if args.database is not None and databases_parse(args.database) != ["sqlite"]:
         engines_run(args, databases_parse(args.database))
         return
