@@ -535,6 +535,15 @@ def match_count_ranked(
     return count, *match_ranked(cursor, partition, subset, filters, n, newest=newest if newest is not None and count > newest else None)
 
 
+def match_count_newest(
+    cursor, partition: Partition, match: str, excluded: str, excluded_most: int, filters: Filters, n: int
+) -> tuple[int, list[int] | None]:
+    """How many frames of the range in this partition match `match`; the newest of those that do
+    not match `excluded` are left to match_newest (None), read only when a page needs them: FTS5
+    counts from its own index, a second query costs little."""
+    return match_count(cursor, partition, match, filters), None
+
+
 def match_newest(cursor, partition: Partition, match: str, filters: Filters, n: int) -> list[int]:
     """The keys of the n newest matches of this partition, newest first."""
     base, params = _match_sql(partition, match, filters)

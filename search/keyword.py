@@ -145,10 +145,24 @@ class _Tier:
     bounds: list[int]
     by_relevance: bool = True
     ranked: list[tuple[float, object, int]] | None = None  # the best matches, when ranked while counted
+    newest: list[list | None] | None = None  # per scope, its newest matches when read while counted
 
 
 def _counts(cursor, index, matches: list[tuple[object, str]], filters: Filters) -> list[int]:
     return [index.match_count(cursor, scope, match, filters) for scope, match in matches]
+
+
+def _counted_newest(cursor, index, scopes: list, match: str, previous: str, previous_counts: list[int], filters: Filters, n: int) -> _Tier:
+    """A later tier: the matches of `match` (a superset of `previous`, the tiers before it) counted,
+    scope by scope, with the newest n of those that are not `previous`'s where the index reads
+    them in the same scan; its bounds are those counts."""
+    syntax = index.SYNTAX
+    counts, newest = [], []
+    for scope, excluded_most in zip(scopes, previous_counts):
+        count, keys = index.match_count_newest(cursor, scope, match, previous, excluded_most, filters, n)
+        counts.append(count)
+        newest.append(keys)
+    return _Tier([(s, syntax.but_not(match, previous)) for s in scopes], counts, by_relevance=False, newest=newest)
 
 
 def _counted_ranked(cursor, index, scopes: list, parts: str, strict: str, filters: Filters, n: int) -> _Tier:
@@ -199,17 +213,16 @@ def _tiers(cursor, index, query: KeywordQuery, scopes: list, filters: Filters, n
     ):
         completions = vocab_starting(cursor, word) or []
         prefix = query.prefix(syntax, completions)
-        prefix_counts = _counts(cursor, index, [(s, prefix) for s in scopes], filters)
         # Newest first: relevance would scan the whole week for every completion, to rank a guess.
-        tiers.append(_Tier([(s, syntax.but_not(prefix, previous)) for s in scopes], prefix_counts, by_relevance=False))
-        total = sum(prefix_counts)
+        tiers.append(_counted_newest(cursor, index, scopes, prefix, previous, counts, filters, n))
+        counts = tiers[-1].bounds
+        total = sum(counts)
         previous = prefix
     longer = {word: vocab_containing(cursor, word) for word in query.inside_words()} if total < few else {}
     if any(longer.values()):
         inside = query.inside(syntax, longer, completions=completions)
-        inside_counts = _counts(cursor, index, [(s, inside) for s in scopes], filters)
-        tiers.append(_Tier([(s, syntax.but_not(inside, previous)) for s in scopes], inside_counts, by_relevance=False))
-        total = sum(inside_counts)
+        tiers.append(_counted_newest(cursor, index, scopes, inside, previous, counts, filters, n))
+        total = sum(tiers[-1].bounds)
     return tiers, total
 
 
@@ -246,7 +259,9 @@ def _newest(cursor, index, tier: _Tier, filters: Filters, n: int) -> list[tuple[
         if len(newest) >= n:
             break
         if bound:
-            newest += [(key, -number) for key in index.match_newest(cursor, scope, match, filters, n - len(newest))]
+            read = tier.newest[number] if tier.newest is not None else None
+            keys = read[: n - len(newest)] if read is not None else index.match_newest(cursor, scope, match, filters, n - len(newest))
+            newest += [(key, -number) for key in keys]
     return [(1 / (1 + position), key, number) for position, (key, number) in enumerate(newest)]
 
 

@@ -13,7 +13,9 @@ What an implementation offers (module-level names):
   (hashable; periods in both).
 - match_count, match_ranked, match_newest, frame_ids: a scope's matches counted, ranked by
   relevance (higher better; among about the newest N when asked), newest first, and the frames
-  behind their keys; match_count_ranked: counted and ranked at once (one scan on PostgreSQL).
+  behind their keys; match_count_ranked: counted and ranked at once (one scan on PostgreSQL);
+  match_count_newest: counted, with the newest of those another query does not match (one scan
+  on PostgreSQL; None on SQLite, where match_newest reads them when a page needs them).
 - vocab_starting, vocab_containing: the vocabulary's words that start with, or contain, a word.
 - rows_write, row_delete, rows_delete, vocab_forget, range_scrub: the writes of indexing and
   deletion.

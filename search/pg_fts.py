@@ -327,6 +327,27 @@ def match_count_ranked(
     return count, [(score, frame_id) for _, score, frame_id, _ in rows[:n] if frame_id is not None and (score > 0 or not single)], cut
 
 
+def match_count_newest(
+    cursor, period: int, match: str, excluded: str, excluded_most: int, filters: Filters, n: int
+) -> tuple[int, list[int] | None]:
+    """How many frames of the range in the period match `match`, and the n newest of those that do
+    not match `excluded` (a query whose matches all match `match`, at most `excluded_most` of them
+    here), newest first: one scan of the word index. The newest n + excluded_most matches hold
+    them all, so only those rows' tsvectors are read to test `excluded`."""
+    base, params = _match_sql(period, match, filters)
+    cursor.execute(
+        f"WITH hit AS MATERIALIZED (SELECT k.ctid AS tid, k.timestamp, k.frame_id {base})"
+        " SELECT c.count, z.frame_id FROM (SELECT count(*) FROM hit) c LEFT JOIN LATERAL ("
+        f" SELECT k.frame_id, k.timestamp FROM {partition_table(period)} k"
+        "  WHERE k.ctid = ANY(ARRAY(SELECT tid FROM hit ORDER BY timestamp DESC, frame_id DESC LIMIT %s))"
+        "  AND NOT (k.doc @@ %s::tsquery) ORDER BY k.timestamp DESC, k.frame_id DESC LIMIT %s"
+        ") z ON true",
+        [*params, n + excluded_most, excluded, max(n, 1)],
+    )
+    rows = cursor.fetchall()
+    return rows[0][0], [frame_id for _, frame_id in rows[:n] if frame_id is not None]
+
+
 def match_newest(cursor, period: int, match: str, filters: Filters, n: int) -> list[int]:
     base, params = _match_sql(period, match, filters)
     cursor.execute(f"SELECT k.frame_id {base} ORDER BY k.timestamp DESC, k.frame_id DESC LIMIT %s", [*params, n])
