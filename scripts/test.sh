@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Sets up MyRecall and runs the whole test suite (two test processes at once). With --scale first,
 # runs it with DATABASE_URL, REDIS_URL, CHROMA_URL and CHROMA_TOKEN pointing at a real PostgreSQL,
-# Redis and Chroma server started for the run and stopped after it (tests/scale.py), in one process.
+# Redis and Chroma server started for the run and stopped after it (tests/scale.py); each test
+# process has its own database on each (tests/xdist_worker.py for Redis).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh --test
 export MYRECALL_DATA_DIR="${MYRECALL_TEST_DATA_DIR:-$(mktemp -d)}"
 if [ "${1:-}" = "--scale" ]; then
   shift
-  exec .venv/bin/python -m tests.scale run -- .venv/bin/python -m pytest "$@"
+  exec .venv/bin/python -m tests.scale run -- .venv/bin/python -m pytest -n "${MYRECALL_TEST_WORKERS:-2}" --dist loadfile "$@"
 fi
 # Two test processes (pytest-xdist), each file's tests in one of them: most of the slow tests wait
 # on servers they start, so two at once take about two thirds of the time on this 2-core machine.
