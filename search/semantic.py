@@ -6,7 +6,8 @@ Exports:
   (frame_id, distance): which ones and their order are search.relevance's.
 - semantic_plan, semantic_fetch, semantic_fetch_async, semantic_finish (and SemanticPlan,
   SemanticFetched): the same in three steps, so that search.hybrid runs the keyword side while
-  the vector index answers: the plan reads the database, the fetch only the vector index.
+  the vector index answers: the plan reads the database (and begins the query's embedding in the
+  background), the fetch only the vector index.
 - semantic_total(filters, found): how many frames of the range are matches at some distance.
 - vectors_warm, WARM_DAYS: have the index load the recent days' collections.
 - The cost model of how each day's collection is read (ENTRIES_PER_FRAME, OPEN_COST_MS,
@@ -135,6 +136,7 @@ class SemanticPlan:
     key: str
     reads: list[_DayRead] = field(default_factory=list)
     ids_cost: tuple[float, float] = IDS_COST_MS  # grown with the index's size
+    embedded: Future | None = None  # the query's embedding and relevance, begun while the plan counts
 
 
 def semantic_plan(*, q: str, filters: Filters, n: int) -> SemanticPlan:
@@ -160,6 +162,9 @@ def semantic_plan(*, q: str, filters: Filters, n: int) -> SemanticPlan:
     plan = SemanticPlan(q=q, n=n, key=key)
     first_day, last_day = day_of(filters.start_ms), day_of(filters.end_ms)
     present = days_present(embedder_key=key, expect_day=min(last_day, day_of(int(time.time() * 1000))))
+    if any(first_day <= day <= last_day for day in present):
+        # The embedding (CPU, without the GIL) while the days are counted (the database).
+        plan.embedded = _embed_pool.submit(_embedded, q)
     entries_wanted = n * ENTRIES_PER_FRAME
     with connection.cursor() as cursor:
         cursor.execute("SELECT max(id) FROM frames_frame")  # about the frames indexed, at no cost
@@ -196,6 +201,14 @@ def semantic_plan(*, q: str, filters: Filters, n: int) -> SemanticPlan:
 # hung the web server once four searches ran at once).
 _reads_pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="vector-read")
 _fetch_pool = ThreadPoolExecutor(max_workers=8, thread_name_prefix="vector-fetch")
+# Query embeddings begun by semantic_plan; they wait on nothing, so the fetches that wait on them
+# (in _fetch_pool) cannot hang this pool.
+_embed_pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="query-embed")
+
+
+def _embedded(q: str) -> tuple[list[float], QueryRelevance]:
+    embedding = embed_query(q)
+    return embedding, query_relevance(q, embedding)
 
 
 def semantic_fetch_async(plan: "SemanticPlan") -> Future:
@@ -215,8 +228,7 @@ def semantic_fetch(plan: SemanticPlan) -> SemanticFetched:
     no database. Raises EmbeddingError or VectorError."""
     if not plan.reads:
         return SemanticFetched(embedding=[], found=[])
-    embedding = embed_query(plan.q)
-    relevance = query_relevance(plan.q, embedding)
+    embedding, relevance = plan.embedded.result() if plan.embedded is not None else _embedded(plan.q)
     jobs = [
         _reads_pool.submit(day_query, embedder_key=plan.key, day=read.day, embedding=embedding, n=read.fetch, frame_ids=read.frame_ids)
         for read in plan.reads
