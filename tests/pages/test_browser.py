@@ -11,12 +11,14 @@ from zoneinfo import ZoneInfo
 import pytest
 from playwright.sync_api import expect, sync_playwright
 
+from frames import timeline
 from tests.server import frames_post_session, ocr_wait
 from tests.server import LiveServer
 from scripts.screenshots import CHROMIUM_ARGS
 from tests.conftest import render_text_image
 
 TIMEZONE = "Asia/Shanghai"
+SESSION_S = 120  # the span of session_frames
 ZONE = ZoneInfo(TIMEZONE)
 TIMEOUT_MS = 20_000
 
@@ -29,11 +31,16 @@ def server(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def session_frames(server):
-    """A few frames of a working session, all in the current local hour (so on today's timeline), OCR'd."""
+    """A few frames of a working session, all in the current local hour (so on today's timeline),
+    each in a card of its own when the hour is zoomed into (HOUR_BUCKET_S apart at least), OCR'd.
+    In the first SESSION_S of an hour there is no room for them yet: it waits for it."""
     now = time.time()
     hour_start = datetime.fromtimestamp(now, ZONE).replace(minute=0, second=0, microsecond=0).timestamp()
-    start = max(hour_start, now - 120)
-    sent = frames_post_session(server=server, count=4, start=start, step_s=(now - start) / 4, seed=5)
+    if now - hour_start < SESSION_S:
+        time.sleep(hour_start + SESSION_S + 1 - now)
+        now = time.time()
+    assert SESSION_S / 4 >= timeline.HOUR_BUCKET_S
+    sent = frames_post_session(server=server, count=4, start=now - SESSION_S, step_s=SESSION_S / 4, seed=5)
     sent = [s for s in sent if s["frame_id"]]
     ocr_wait(server=server, frame_ids=[s["frame_id"] for s in sent], timeout_s=180)
     return sent
