@@ -503,11 +503,12 @@ def match_count(cursor, partition: Partition, match: str, filters: Filters) -> i
 
 
 def match_ranked(
-    cursor, partition: Partition, match: str, filters: Filters, n: int, *, newest: int | None = None
+    cursor, partition: Partition, match: str, filters: Filters, n: int, *, newest: int | None = None, expected: int | None = None
 ) -> tuple[list[tuple[float, int]], bool]:
     """The n best matches of this partition by bm25, as (score, key) with higher scores better,
     best first; with `newest`, among about the newest that many matches only. Also whether
-    `newest` cut the matches (False: every match was ranked)."""
+    `newest` cut the matches (False: every match was ranked). `expected` (about how many
+    matches there are) is not needed: FTS5 finds the newest from its own index."""
     table = partition.table
     base, params = _match_sql(partition, match, filters)
     boundary = None

@@ -242,7 +242,7 @@ def _ranked(cursor, index, tier: _Tier, filters: Filters, n: int) -> list[tuple[
             break
         if not bound:
             continue
-        rows, cut = index.match_ranked(cursor, scope, match, filters, n, newest=left if bound > left else None)
+        rows, cut = index.match_ranked(cursor, scope, match, filters, n, newest=left if bound > left else None, expected=bound)
         # A newer scope comes first among equal scores.
         ranked += [(score, key, -number) for score, key in rows]
         # The bound may be far above the tier's matches here: fewer than n rows are all of them.

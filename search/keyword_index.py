@@ -12,8 +12,9 @@ What an implementation offers (module-level names):
 - scopes_in(cursor, start_s, end_s): the parts of the index a range is searched in, newest first
   (hashable; periods in both).
 - match_count, match_ranked, match_newest, frame_ids: a scope's matches counted, ranked by
-  relevance (higher better; among about the newest N when asked), newest first, and the frames
-  behind their keys; match_count_ranked: counted and ranked at once (one scan on PostgreSQL);
+  relevance (higher better; among about the newest N when asked, with about how many matches
+  are expected when the caller knows: PostgreSQL then reads only the end of the range), newest
+  first, and the frames behind their keys; match_count_ranked: counted and ranked at once;
   match_count_newest: counted, with the newest of those another query does not match (one scan
   on PostgreSQL; None on SQLite, where match_newest reads them when a page needs them).
 - vocab_starting, vocab_containing: the vocabulary's words that start with, or contain, a word.

@@ -25,6 +25,7 @@ that hold the words, and only their rows are read (then the exact time is checke
 table with a pg_trgm GIN index: LIKE '%word%' is answered from it.
 """
 
+import dataclasses
 import functools
 import math
 import re
@@ -257,14 +258,25 @@ def match_count(cursor, period: int, match: str, filters: Filters) -> int:
 
 
 def match_ranked(
-    cursor, period: int, match: str, filters: Filters, n: int, *, newest: int | None = None
+    cursor, period: int, match: str, filters: Filters, n: int, *, newest: int | None = None, expected: int | None = None
 ) -> tuple[list[tuple[float, int]], bool]:
     """The n best matches of the period by ts_rank (normalised by length), as (score, frame id),
     best first; with `newest`, among the newest that many matches only. Also whether `newest` cut
-    the matches.
+    the matches. `expected`: about how many matches there are, when known.
 
     With `newest`, one scan of the word index: the newest matches by their time and row address
-    alone, then only their tsvectors read (from TOAST, most of them) and ranked."""
+    alone, then only their tsvectors read (from TOAST, most of them) and ranked; from the end of
+    the range that should hold them when many more are expected (each match of the range is
+    read otherwise, its words too for a query with !), and from the whole range when the tail
+    holds too few."""
+    if newest is not None and expected and expected > newest and (tail := _tail(period, filters, expected, newest)) is not None:
+        rows, cut = _ranked(cursor, period, match, tail, n, newest)
+        if cut:  # more than `newest` in the tail: it holds the newest of the range
+            return rows, cut
+    return _ranked(cursor, period, match, filters, n, newest)
+
+
+def _ranked(cursor, period: int, match: str, filters: Filters, n: int, newest: int | None) -> tuple[list[tuple[float, int]], bool]:
     base, params = _match_sql(period, match, filters)
     order = "ORDER BY score DESC, k.timestamp DESC, k.frame_id DESC LIMIT %s"
     if newest is None:
@@ -288,23 +300,23 @@ def match_count_ranked(
 ) -> tuple[int, list[tuple[float, int]], bool]:
     """How many frames of the range in the period match `match`, and the n best matches of
     `subset` (a query whose matches all match `match`) by ts_rank as match_ranked gives them;
-    when `match` has more than `newest` matches, among about the newest `newest` of `subset`.
-    Also whether `newest` cut `subset`'s matches.
+    when `match` has more than `newest` matches, among the newest `newest` of `subset`. Also
+    whether `newest` cut `subset`'s matches.
 
-    One scan of the word index: every match of `match` by its time and row address alone,
-    counted; then only the newest `newest` ones' tsvectors read (from TOAST, most of them) to
-    test `subset` and rank. A phrase is so checked on the tsvectors of the frames with its words
-    once, not again to rank. A single word as `subset` needs no test: ts_rank is above 0 exactly
-    on the frames that hold it. Other tests would read each tsvector twice (PostgreSQL reads it
-    again for each function): then the word index counts, and match_ranked reads `subset`'s
-    matches alone. When fewer than _SUBSET_MIN_SHARE of the newest matches are `subset`'s (a
-    word seen mostly inside compound words lately), match_ranked ranks `subset`'s own newest."""
-    single = _SINGLE_LEXEME.fullmatch(subset) is not None
-    if "<->" not in match and subset != match and not single:
+    Without a phrase, the word index counts (each match's row read for its time, not its words)
+    and match_ranked ranks `subset`'s newest, from the end of the range that should hold them.
+    A phrase is checked on the words of every frame that holds all of them: in one scan, which
+    counts them and reads only the newest `newest` ones' tsvectors (from TOAST, most of them)
+    again to test `subset` and rank (a single word as `subset` needs no test: ts_rank is above 0
+    exactly on the frames that hold it); when fewer than _SUBSET_MIN_SHARE of those are
+    `subset`'s, match_ranked ranks `subset`'s own newest."""
+    if "<->" not in match:
         count = match_count(cursor, period, match, filters)
         if not count:
             return 0, [], False
-        return count, *match_ranked(cursor, period, subset, filters, n, newest=newest if newest is not None and count > newest else None)
+        cut = newest is not None and count > newest
+        return count, *match_ranked(cursor, period, subset, filters, n, newest=newest if cut else None, expected=count)
+    single = _SINGLE_LEXEME.fullmatch(subset) is not None
     base, params = _match_sql(period, match, filters)
     test, test_params = ("", []) if subset == match or single else (" AND k.doc @@ %s::tsquery", [subset])
     cursor.execute(
@@ -323,8 +335,23 @@ def match_count_ranked(
     cut = newest is not None and count > newest
     if cut and exact < newest * _SUBSET_MIN_SHARE:
         return count, *match_ranked(cursor, period, subset, filters, n, newest=newest)
-    # A frame that holds a single word only as a compound part ranks 0, last: the LIMIT kept every frame that holds it.
+    # A frame that holds a single word only through the phrase of its parts ranks 0, last: the LIMIT kept every frame that holds it.
     return count, [(score, frame_id) for _, score, frame_id, _ in rows[:n] if frame_id is not None and (score > 0 or not single)], cut
+
+
+# A tail of a range expected to hold this many times the newest matches asked for (matches spread evenly).
+_TAIL_MARGIN = 1.5
+
+
+def _tail(period: int, filters: Filters, count: int, newest: int) -> Filters | None:
+    """The end of the range in the period that should hold the newest `newest` of its `count`
+    matches there, or None when that is all of it."""
+    share = newest / count * _TAIL_MARGIN
+    first_s, end_s = period_bounds_s(period)
+    start_s, last_s = max(filters.start_time, first_s), min(filters.end_time, end_s)
+    if share >= 1 or last_s <= start_s:
+        return None
+    return dataclasses.replace(filters, start_time=last_s - (last_s - start_s) * share)
 
 
 def match_count_newest(

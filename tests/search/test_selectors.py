@@ -170,3 +170,17 @@ def test_a_word_only_inside_a_compound_comes_after_every_exact_match(frame_make,
         assert found[-1] == compound and scores[-1] <= 3 < min(scores[:-1])
     found, total, scores = keyword("alert", EDGE - 3600, EDGE + 3600, limit=20)  # every match ranked
     assert total == 11 and found[-1] == compound and scores[-1] <= 3 < min(scores[:-1])
+
+
+def test_with_the_cap_an_older_partition_ranks_its_own_newest_matches(frame_make, settings):
+    # The range runs on past the end of the older partition: its newest matches are sought at the
+    # end of its own part of the range (PostgreSQL once looked for them in the newer partition's
+    # hours and refused the query).
+    settings.SEARCH_RANK_MAX = 3
+    newer = frame_make("alert raised", at=EDGE + 60)
+    older = [frame_make(f"alert number {i} " + "filler " * i, at=EDGE - 3000 + 400 * i) for i in range(7)]
+    found, total, _ = keyword("alert", EDGE - 3600, EDGE + 4 * 3600, limit=3)
+    assert total == 8
+    assert set(found) == {newer, older[-1], older[-2]}
+    found, total, _ = keyword("alert", EDGE - 3600, EDGE + 4 * 3600, limit=20)
+    assert total == 8 and set(found) == {newer, *older}  # a page past the cap ranks as many
