@@ -16,6 +16,18 @@ from frames.models import Frame, OcrResult, OcrStatus
 from search.services import frame_index
 from search.vectors import vectors_release
 
+# How long a browser test's assertion waits for the page to show what it expects. Playwright's
+# default, 5 s, is less than the browser tests give their actions (20-30 s): on CI's loaded two
+# cores a range deletion on PostgreSQL (rows, vectors on the Chroma server, files, VACUUM) and the
+# page after it took longer than 5 s, and the test failed on a deletion that had worked.
+EXPECT_TIMEOUT_MS = 30_000
+
+
+def pytest_configure(config):
+    from playwright.sync_api import expect
+
+    expect.set_options(timeout=EXPECT_TIMEOUT_MS)
+
 
 def pytest_collection_modifyitems(config, items):
     """Tests marked sqlite_only are deselected on PostgreSQL (DATABASE_URL), tests marked
