@@ -19,11 +19,18 @@ With --database-only: no image files, vectors or citations, and no export and im
 the cost of deleting and erasing a day can be measured at a size whose images and vectors would
 not fit here (1M frames: --days 104 --rest 1600 --database-only).
 
+With --database postgres: the same memory on a PostgreSQL server of the bench's own (bench/pg.py's
+settings, VACUUM ANALYZE after the load as autovacuum would do), and (2) deletes the second day
+as the app does there: rows, files, vectors, then VACUUM of its tables (timed on its own).
+PostgreSQL does not zero freed space, so there is no erasing to compare, and (3) is pg_dump's
+(the README's "Back up and move"), not timed here.
+
 Prints figures, asserts nothing.
 
     .venv/bin/python bench/lifecycle.py
     .venv/bin/python bench/lifecycle.py --days 2 --per-day 2000 --rest 1000
     .venv/bin/python bench/lifecycle.py --days 104 --rest 1600 --database-only
+    .venv/bin/python bench/lifecycle.py --database postgres
 """
 
 import argparse
@@ -46,7 +53,7 @@ if str(REPO) not in sys.path:
 
 from bench.ingest import code_state  # noqa: E402
 from bench.search_hybrid import disk_bytes, vector_server  # noqa: E402
-from bench.search_keyword import DAY, bench_data_dir, database_create, frames_generate  # noqa: E402
+from bench.search_keyword import DAY, OWN_SERVER_ENV, bench_data_dir, database_create, frames_generate  # noqa: E402
 
 DIMENSIONS = 384
 
@@ -148,6 +155,10 @@ def delete_unerased(start: datetime, end: datetime, progress) -> tuple[float, fl
 def database_bytes() -> int:
     from django.db import connection
 
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_database_size(current_database())")
+            return cursor.fetchone()[0]
     with connection.cursor() as cursor:
         cursor.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         cursor.fetchall()
@@ -157,6 +168,57 @@ def database_bytes() -> int:
 
 def files_bytes(folder: Path) -> int:
     return sum(path.stat().st_size for path in folder.rglob("*") if path.is_file()) if folder.exists() else 0
+
+
+def on_own_postgres() -> None:
+    """This script again, in a child process whose Django runs on a PostgreSQL server started for it."""
+    from bench.pg import BenchPostgres, settings_parse
+
+    server = BenchPostgres(settings_parse([]))
+    try:
+        print(f"PostgreSQL for this run: {server.describe()}", flush=True)
+        env = {**os.environ, "DATABASE_URL": server.url, OWN_SERVER_ENV: "1"}
+        done = subprocess.run([sys.executable, str(Path(__file__).resolve().relative_to(REPO)), *sys.argv[1:]], env=env, cwd=REPO)
+    finally:
+        server.stop()
+    sys.exit(done.returncode)
+
+
+def postgres_delete(day: datetime, per_day: int, data_dir: Path, full: bool) -> None:
+    """(2) on PostgreSQL: one day deleted as DELETE /api/v1/frames does it, the VACUUM that ends
+    it timed on its own."""
+    import frames.services as frame_services
+
+    reclaim = frame_services.database_space_reclaim
+    vacuum_s: list[float] = []
+
+    def reclaim_timed() -> None:
+        started = time.perf_counter()
+        reclaim()
+        vacuum_s.append(time.perf_counter() - started)
+
+    frame_services.database_space_reclaim = reclaim_timed  # frames_delete_run calls it by this module's name
+    db_before, images_before = database_bytes(), files_bytes(data_dir / "frames")
+    try:
+        with tqdm(total=per_day, desc=f"deleting {day:%Y-%m-%d}", unit="frame") as bar:
+            started = time.perf_counter()
+            job = frame_services.frames_delete(start=day, end=day + timedelta(days=1), progress=bar.update)
+            delete_s = time.perf_counter() - started
+    finally:
+        frame_services.database_space_reclaim = reclaim
+    db_after, images_after = database_bytes(), files_bytes(data_dir / "frames")
+    removed = job.removed
+    frames = removed.get("frames", 0)
+    print(f"\n(2) deleted one day of {frames:,} frames in {delete_s:.1f} s ({1000 * delete_s / max(frames, 1):.2f} ms a frame), "
+          f"of which VACUUM {sum(vacuum_s):.2f} s; status {job.status}; removed: "
+          + ", ".join(f"{k} {v:,}" for k, v in sorted(removed.items())))
+    print(f"    database {db_before / 2**20:,.1f} -> {db_after / 2**20:,.1f} MiB (VACUUM frees the rows' room for new rows "
+          f"and gives back only empty pages at a table's end; manage.py compact --vacuum rewrites the tables)"
+          + (f"; images {images_before / 2**20:,.0f} -> {images_after / 2**20:,.0f} MiB" if full else ""))
+    print("(3) export and import on PostgreSQL are pg_dump's and pg_restore's (README, \"Back up and move\"): not timed here")
+    print("\n== summary ==")
+    print(f"command: {' '.join(sys.argv)} (PostgreSQL)")
+    print(f"delete one day of {frames:,} frames: {delete_s:.1f} s, of which VACUUM {sum(vacuum_s):.2f} s")
 
 
 def manage(data_dir: Path, *args: str) -> tuple[float, str]:
@@ -181,7 +243,13 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--database-only", action="store_true", help="No images, vectors or citations; no export and import.")
     parser.add_argument("--keep", action="store_true")
+    parser.add_argument(
+        "--database", choices=("sqlite", "postgres"), default="sqlite",
+        help="postgres: on a PostgreSQL server the bench starts; (2) deletes one day as the app does there, (3) is not run",
+    )
     args = parser.parse_args()
+    if args.database == "postgres" and os.environ.get(OWN_SERVER_ENV) != "1":
+        on_own_postgres()
     if args.days < 2:
         parser.error("--days must be 2 or more: one day is deleted without erasing, the next with")
     t0 = datetime(2026, 10, 5, tzinfo=dt_timezone.utc).timestamp()
@@ -199,12 +267,21 @@ def main() -> None:
 
         database_create()
         generate_s = frames_generate(size=len(timestamps), t0=t0, seed=args.seed, timestamps=timestamps)
+        if args.database == "postgres":
+            from bench.pg import vacuum_analyze
+
+            print(f"PostgreSQL: VACUUM ANALYZE after the load (what autovacuum would do) {vacuum_analyze():.0f} s")
         full = not args.database_only
         image_bytes = images_write(args.image_kb, args.seed) if full else 0
         vectors = vectors_fill(args.chunks_per_frame, args.seed) if full else 0
         cited = sum(citations_make(day, args.citations, args.seed) for day in (unerased_day, deleted_day)) if full else 0
         print(f"memory: {len(timestamps):,} frames over {args.days} days + {args.rest} ({generate_s:.0f} s to generate), "
               f"{image_bytes / 2**20:,.0f} MiB of images, {vectors:,} vectors, {cited} citations of the first two days")
+
+        if args.database == "postgres":
+            postgres_delete(deleted_day, args.per_day, data_dir, full)
+            server.__exit__(None, None, None)
+            return
 
         # 2. delete the first day without erasing, then erase it; delete the second as the app does
         with tqdm(total=args.per_day, desc=f"deleting {unerased_day:%Y-%m-%d} (erasing off)", unit="frame") as bar:
