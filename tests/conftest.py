@@ -42,6 +42,18 @@ def pytest_collection_modifyitems(config, items):
 
 
 @pytest.fixture(autouse=True)
+def channel_layers_own():
+    """Each test makes its own channel layers. A test's websocket runs in an event loop of its
+    own (async_to_sync), and a layer kept from an earlier test carries that test's receive state
+    and connections into the next loop: with Redis (--scale) a test process hung there once."""
+    from channels.layers import channel_layers
+
+    channel_layers.backends.clear()
+    yield
+    channel_layers.backends.clear()
+
+
+@pytest.fixture(autouse=True)
 def data_dir(tmp_path, settings):
     settings.DATA_DIR = tmp_path / "data"
     settings.DATA_DIR.mkdir()

@@ -24,6 +24,15 @@ T = datetime(2024, 5, 6, 14, 5, tzinfo=dt_timezone.utc).timestamp()
 WAIT_S = 10
 
 
+@pytest.fixture(autouse=True)
+def in_memory_layer(settings):
+    """The consumer on the embedded defaults' layer, whatever the run's (--scale sets REDIS_URL):
+    with REDIS_URL unset the poller feeds the page. The Redis path has its own test below, on a
+    Redis of its own, and tests/test_cluster.py runs it between real servers."""
+    settings.REDIS_URL = ""
+    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+
+
 @pytest.fixture
 def session_cookie(client):
     user = get_user_model().objects.create_superuser("admin", password="a long enough password")
