@@ -1322,10 +1322,9 @@ def text_recall(*, drawn: str, read: str) -> tuple[float, float]:
 def quality_measure(frames: list[BenchFrame], stored_paths: dict[int, Path], *, qualities: list[str]) -> list[tuple]:
     """(source, mean KB, mean encode ms, EN recall, ZH recall) for the original, the stored file and WebP at
     each quality ("lossless" too, which the app does not offer: screens of text are flat colour, where it can win)."""
+    from frames.reading import whole_read
     from frames.storage import image_encode
-    from frames.ocr import ocr_engine
 
-    engine = ocr_engine()
     sources: dict[str, list[tuple[int, float, float, float]]] = {}
     for frame in tqdm(frames, desc="(d) OCR quality", unit="frame"):
         original = Image.open(io.BytesIO(frame.png)).convert("RGB")
@@ -1341,7 +1340,7 @@ def quality_measure(frames: list[BenchFrame], stored_paths: dict[int, Path], *, 
             candidates[f"WebP {'q' if quality != 'lossless' else ''}{quality}"] = (data, time.perf_counter() - started)
         for name, (data, encode_s) in candidates.items():
             image = np.asarray(Image.open(io.BytesIO(data)).convert("RGB"))
-            read = "\n".join(line.text for line in engine.recognize(image))
+            read = "\n".join(line.text for line in whole_read(image=image))
             en, zh = text_recall(drawn=frame.drawn_text, read=read)
             sources.setdefault(name, []).append((len(data), encode_s, en, zh))
     return [

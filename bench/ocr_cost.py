@@ -54,7 +54,7 @@ def main() -> None:
     from tqdm import tqdm
 
     from tests.screens import render, session
-    from frames import ocr
+    from frames import ocr, reading
     from frames.storage import image_encode
 
     def stored(screen: Screen) -> np.ndarray:
@@ -72,11 +72,11 @@ def main() -> None:
         truth = words_drawn(screen=screen)
 
         cpu, wall = _cpu_seconds(), time.perf_counter()
-        full = ocr.ocr_read(image=image)
+        full = reading.screen_read(image=image)
         full_cpu, full_wall = _cpu_seconds() - cpu, time.perf_counter() - wall
 
         cpu, wall = _cpu_seconds(), time.perf_counter()
-        inc = ocr.ocr_read(
+        inc = reading.screen_read(
             image=image,
             previous_image=previous[0] if previous else None,
             previous_lines=previous[1] if previous else None,

@@ -108,7 +108,7 @@ def report(name: str, images: list[Image.Image], ids: list[int | None], times: l
     from frames import storage
     from frames.models import Frame, FrameSignature, OcrResult
     from frames.imaging import hash_unpack
-    from frames.ocr import ocr_engine
+    from frames.reading import whole_read
     from frames.text import lines_pack
 
     stored = [(image, frame_id) for image, frame_id in zip(images, ids) if frame_id is not None]
@@ -144,13 +144,12 @@ def report(name: str, images: list[Image.Image], ids: list[int | None], times: l
                   f"p50 {statistics.median(values) * 1000:.0f} ms, p95 {_pct(values, 0.95) * 1000:.0f} ms ({len(values)} frames)")
 
     sample = random.Random(1).sample(stored, min(ocr_sample, n))
-    engine = ocr_engine()
     same = found_orig = found_stored = 0
     as_json = packed = text_bytes = text_stored = 0
     for image, frame_id in tqdm(sample, desc="OCR original and stored"):
         words = lambda lines: Counter(w.text for line in lines for w in line.words)  # noqa: E731
-        original = words(engine.recognize(np.asarray(image)))
-        lines = engine.recognize(np.asarray(storage.image_pixels(frames[frame_id].image_path)))
+        original = words(whole_read(image=np.asarray(image)))
+        lines = whole_read(image=np.asarray(storage.image_pixels(frames[frame_id].image_path)))
         back = words(lines)
         found_orig += sum(original.values())
         found_stored += sum((original & back).values())
@@ -276,11 +275,10 @@ FORMATS = {
 def formats(images: list[Image.Image], every: int) -> None:
     """What each candidate format makes of whole screens: bytes, encoding time, and OCR's words on
     the decoded image against the original's (the choice of format for a frame stored whole)."""
-    from frames.ocr import ocr_engine
+    from frames.reading import whole_read
 
-    engine = ocr_engine()
     sample = images[::every]
-    words = lambda image: Counter(w.text for line in engine.recognize(np.asarray(image.convert("RGB"))) for w in line.words)  # noqa: E731
+    words = lambda image: Counter(w.text for line in whole_read(image=np.asarray(image.convert("RGB"))) for w in line.words)  # noqa: E731
     originals = [words(image) for image in tqdm(sample, desc="OCR originals")]
     print(f"\n== formats for a screen stored whole, on {len(sample)} quality screens ==")
     print(f"  {'format':40} {'KB mean':>8} {'encode ms':>10} {'word recall':>12} {'min':>6}")

@@ -1,7 +1,9 @@
 """The one module that talks to OCR engines: RapidOCR (default) and Tesseract.
 
 Engines are created once per process, lazily, and warmed up by the worker.
-Every engine returns the same thing: a list of OcrLine in image pixels.
+Every engine returns the same thing: a list of OcrLine in image pixels. Which
+parts of a screen go through an engine, and at what scale, is frames/reading.py's
+to decide: nothing else calls an engine.
 """
 
 import os
@@ -10,8 +12,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from django.conf import settings
-
-from frames.incremental import regions_plan
 
 os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
 os.environ.setdefault("TESSDATA_PREFIX", "/usr/share/tesseract-ocr/5/tessdata")
@@ -56,13 +56,6 @@ class OcrLine:
         )
 
 
-@dataclass
-class OcrRead:
-    lines: list[OcrLine]
-    area: float  # share of the image's pixels run through the engine
-    incremental: bool  # True when lines were carried over from the previous image
-
-
 def _box_move(box, dx: int, dy: int) -> tuple[int, int, int, int]:
     x, y, w, h = box
     return int(x) + dx, int(y) + dy, int(w), int(h)
@@ -86,15 +79,22 @@ class RapidOcrEngine:
                 "Global.use_cls": False,  # the orientation classifier flips normal lines and costs time
                 "Global.return_word_box": True,
                 "Global.log_level": "error",  # "no text detected" on a blank crop is normal, not a warning
+                "Global.max_side_len": 1 << 20,  # the reader picks the scale: the engine never shrinks the image
                 "Det.limit_type": "max",  # shrink the detection input, never the image
-                "Det.limit_side_len": 960,
                 "EngineConfig.onnxruntime.intra_op_num_threads": threads,
                 "EngineConfig.onnxruntime.inter_op_num_threads": 1,
             }
         )
+        # The detector reads its input side on every call; one call at a time sets it.
+        self._detector = self._engine._load_det_model()
+        self._lock = threading.Lock()
 
-    def recognize(self, image: np.ndarray) -> list[OcrLine]:
-        result = self._engine(image, use_cls=False)
+    def recognize(self, image: np.ndarray, *, detect_side: int | None = None) -> list[OcrLine]:
+        """Lines of the image; text detection runs on it shrunk to `detect_side` pixels on its
+        longer side (its own size when smaller or None), recognition always at full resolution."""
+        with self._lock:
+            self._detector.limit_side_len = detect_side or max(image.shape[:2])
+            result = self._engine(image, use_cls=False)
         if result.txts is None:
             return []
         word_results = result.word_results or [()] * len(result.txts)
@@ -125,7 +125,8 @@ class TesseractEngine:
         self._api = tesserocr.PyTessBaseAPI(lang="eng+chi_sim", psm=tesserocr.PSM.AUTO)
         self._lock = threading.Lock()
 
-    def recognize(self, image: np.ndarray) -> list[OcrLine]:
+    def recognize(self, image: np.ndarray, *, detect_side: int | None = None) -> list[OcrLine]:
+        """Lines of the image (Tesseract finds its lines at the image's own scale)."""
         from PIL import Image
 
         from frames.text import CJK_RE
@@ -191,49 +192,3 @@ def ocr_warm_up(name: str | None = None) -> None:
     """Models load on the first call: run one tiny image at start so the first frame is not slow."""
     blank = np.full((64, 256, 3), 255, dtype=np.uint8)
     ocr_engine(name).recognize(blank)
-
-
-def crops_recognize(*, image: np.ndarray, crops: list[tuple[int, int, int, int]], name: str | None = None) -> list[OcrLine]:
-    """Read rectangles (x, y, w, h) of an image; boxes come back in the whole image's pixels."""
-    engine = ocr_engine(name)
-    lines = []
-    for x, y, w, h in crops:
-        crop = np.ascontiguousarray(image[y : y + h, x : x + w])
-        lines.extend(line.moved(dx=x, dy=y) for line in engine.recognize(crop))
-    return lines
-
-
-def lines_order(lines: list[OcrLine]) -> list[OcrLine]:
-    """Reading order: top to bottom, and left to right within a row (tops within a few pixels)."""
-    ordered = sorted(lines, key=lambda line: (line.box[1], line.box[0]))
-    for i in range(len(ordered) - 1):
-        for j in range(i, -1, -1):
-            a, b = ordered[j], ordered[j + 1]
-            if abs(b.box[1] - a.box[1]) < 10 and b.box[0] < a.box[0]:
-                ordered[j], ordered[j + 1] = b, a
-            else:
-                break
-    return ordered
-
-
-def ocr_read(
-    *,
-    image: np.ndarray,
-    previous_image: np.ndarray | None = None,
-    previous_lines: list[OcrLine] | None = None,
-    name: str | None = None,
-) -> OcrRead:
-    """Read an image. Given the previous image of the same screen and its lines, read only
-    the regions that changed and carry the other lines over (moved if the content scrolled)."""
-    if previous_image is not None and previous_lines is not None:
-        plan = regions_plan(
-            previous=previous_image,
-            current=image,
-            line_boxes=[line.box for line in previous_lines],
-            word_boxes=[[word.box for word in line.words] for line in previous_lines],
-        )
-        if not plan.full_pass:
-            carried = [previous_lines[index].moved(dy=dy) for index, dy in plan.carried]
-            read = crops_recognize(image=image, crops=plan.crops, name=name)
-            return OcrRead(lines=lines_order(carried + read), area=plan.area, incremental=True)
-    return OcrRead(lines=ocr_engine(name).recognize(image), area=1.0, incremental=False)

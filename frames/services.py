@@ -17,7 +17,7 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models.functions import Lower
 from django.utils import timezone
 
-from frames import ocr, storage
+from frames import ocr, reading, storage
 from frames.live import frame_created_publish
 from frames.imaging import hash_distance, image_decode, image_hash
 from frames.models import (
@@ -353,7 +353,7 @@ def _ocr_read(frame: Frame) -> tuple[list[ocr.OcrLine], float, Frame | None]:
                 .first()
             )
             if previous is not None:
-                read = ocr.ocr_read(
+                read = reading.screen_read(
                     image=image,
                     previous_image=frame_image_load(previous),
                     previous_lines=[ocr.OcrLine.from_json(line) for line in previous.ocr.lines],
@@ -361,7 +361,7 @@ def _ocr_read(frame: Frame) -> tuple[list[ocr.OcrLine], float, Frame | None]:
                 return read.lines, read.area, previous if read.incremental else None
         except Exception:
             logger.exception("Incremental OCR of frame %s failed; reading it whole", frame.id)
-    return ocr.ocr_read(image=image).lines, 1.0, None
+    return reading.whole_read(image=image), 1.0, None
 
 
 def frame_ocr_run(*, frame_id: int) -> str:

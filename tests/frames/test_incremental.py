@@ -11,7 +11,7 @@ from PIL import Image, ImageDraw
 
 from tests.screens import words_drawn, words_found
 from tests.screens import THEMES, TOP, font, new_screen, render, rows_for, session
-from frames import ocr, storage
+from frames import ocr, reading, storage
 from frames.storage import image_encode
 from frames.incremental import ink_find, image_grey, regions_plan
 from frames.models import Frame, OcrResult
@@ -272,10 +272,10 @@ def editor_session():
 
     def capture(action, screen):
         image = _screen_image(screen)
-        full = ocr.ocr_read(image=image)
+        full = reading.screen_read(image=image)
         if steps:
             previous = steps[-1]
-            inc = ocr.ocr_read(image=image, previous_image=previous["image"], previous_lines=previous["inc"].lines)
+            inc = reading.screen_read(image=image, previous_image=previous["image"], previous_lines=previous["inc"].lines)
         else:
             inc = full
         steps.append({"action": action, "image": image, "truth": _truth(screen), "full": full, "inc": inc})

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from frames import ocr
+from frames import ocr, reading
 from tests.conftest import render_text_image
 
 ENGLISH = "quarterly budget review meeting"
@@ -60,7 +60,7 @@ def test_crops_come_back_in_whole_image_pixels():
     target = next(line for line in alone if "budget" in line.text.lower())
     x, y, w, h = target.box
     crop = (max(x - 8, 0), max(y - 6, 0), w + 16, h + 12)
-    read = ocr.crops_recognize(image=image, crops=[crop])
+    read = reading.regions_read(image=image, regions=[crop])
     assert [line.text.lower() for line in read] == [ENGLISH]
     assert abs(read[0].box[0] - x) <= 6 and abs(read[0].box[1] - y) <= 6
     budget_alone = next(word for word in target.words if word.text.lower() == "budget")
@@ -72,7 +72,7 @@ def test_lines_keep_reading_order_and_survive_json():
     right = ocr.OcrLine(text="right", box=(400, 12, 80, 20), confidence=0.9)
     left = ocr.OcrLine(text="left", box=(10, 14, 80, 20), confidence=0.9, words=[ocr.OcrWord("left", (10, 14, 80, 20))])
     below = ocr.OcrLine(text="below", box=(10, 60, 80, 20), confidence=0.9)
-    ordered = ocr.lines_order([below, right, left])
+    ordered = reading.lines_order([below, right, left])
     assert [line.text for line in ordered] == ["left", "right", "below"]
     moved = ocr.OcrLine.from_json(left.to_json()).moved(dx=5, dy=-4)
     assert moved.box == (15, 10, 80, 20) and moved.words[0].box == (15, 10, 80, 20)
