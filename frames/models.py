@@ -151,6 +151,9 @@ class OcrResult(models.Model):
     ocr_area = models.FloatField(default=1.0, help_text="Share of the image that was run through OCR; the rest was carried over.")
     carried_from = models.ForeignKey(Frame, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     elapsed_ms = models.PositiveIntegerField(default=0)
+    reader = models.PositiveSmallIntegerField(
+        default=1, help_text="The version of frames.reading that read the frame (1: the reader before versions)."
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     objects = OcrResultQuerySet.as_manager()

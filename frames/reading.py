@@ -13,6 +13,10 @@ import numpy as np
 from frames.incremental import RegionPlan, regions_plan
 from frames.ocr import OcrLine, ocr_engine
 
+# Stored with each frame's text (OcrResult.reader): `manage.py reocr` reads again what an older
+# version read.
+READER_VERSION = 1
+
 # Text detection runs on the screen shrunk to this many pixels on its longer side.
 DETECT_SIDE = 960
 

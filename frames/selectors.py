@@ -13,7 +13,7 @@ from django.db.models.functions import TruncHour
 from django.utils import timezone
 
 from frames import storage
-from frames.models import BrowserTab, CaptureReport, Frame, FrameDeletion, OcrResult, PrivacySettings
+from frames.models import BrowserTab, CaptureReport, Frame, FrameDeletion, OcrResult, OcrStatus, PrivacySettings
 from frames.text import TEXT_PACK_MIN
 from myrecall.browsers import browser_of_app, report_keys_for_app, window_shows_tab
 from myrecall.errors import NotFound
@@ -44,6 +44,28 @@ def frame_context(*, frame: Frame, before: int, after: int) -> tuple[list[Frame]
         list(earlier.order_by("-timestamp", "-id")[:before]),
         list(later.order_by("timestamp", "id")[:after]),
     )
+
+
+def _read_before(*, reader: int, since: datetime | None, until: datetime | None):
+    """Frames read by a reader older than `reader`, taken from `since` to before `until`."""
+    frames = Frame.objects.filter(ocr_status=OcrStatus.DONE, ocr__reader__lt=reader)
+    if since is not None:
+        frames = frames.filter(timestamp__gte=since)
+    if until is not None:
+        frames = frames.filter(timestamp__lt=until)
+    return frames
+
+
+def frames_read_before_count(*, reader: int, since: datetime | None = None, until: datetime | None = None) -> int:
+    return _read_before(reader=reader, since=since, until=until).count()
+
+
+def frames_read_before_newest(
+    *, reader: int, limit: int, since: datetime | None = None, until: datetime | None = None, skip: Collection[int] = ()
+) -> list[Frame]:
+    """The newest `limit` frames an older reader read (not those in `skip`), oldest first."""
+    frames = _read_before(reader=reader, since=since, until=until).exclude(id__in=list(skip))
+    return sorted(frames.order_by("-timestamp", "-id")[:limit], key=lambda frame: (frame.timestamp, frame.id))
 
 
 def frames_between(*, start: float, end: float) -> list[dict]:

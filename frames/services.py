@@ -38,6 +38,7 @@ from frames.selectors import (
     browser_tab_at,
     browser_tab_latest,
     deletions_stalled,
+    frames_read_before_newest,
     ocr_lines_old,
     ocr_text_old,
     privacy_rules,
@@ -380,6 +381,14 @@ def frame_ocr_run(*, frame_id: int) -> str:
     except Exception as exc:  # any engine or file error becomes a recorded failure
         return _ocr_failed(frame, reason=f"{type(exc).__name__}: {exc}")
     elapsed_ms = int((time.perf_counter() - started) * 1000)
+    if not _ocr_store(frame, lines=lines, area=area, carried_from=carried_from, elapsed_ms=elapsed_ms):
+        return "missing"
+    return OcrStatus.DONE
+
+
+def _ocr_store(frame: Frame, *, lines: list[ocr.OcrLine], area: float, carried_from: Frame | None, elapsed_ms: int) -> bool:
+    """Store what was read of a frame (its secrets redacted when the user asks), mark it read and
+    announce its text; False when the frame is gone meanwhile."""
     if privacy_rules().redact_secrets:
         lines = [_line_redact(line) for line in lines]
     text = "\n".join(line.text for line in lines)
@@ -388,7 +397,7 @@ def frame_ocr_run(*, frame_id: int) -> str:
         # its tab's URL: the indexes get what the row says now.
         current = Frame.objects.filter(id=frame.id).values_list("browser_url", flat=True).first()
         if current is None or BrowserFrameHold.objects.filter(frame_id=frame.id, excluded=True).exists():
-            return "missing"
+            return False
         frame.browser_url = current
         OcrResult.objects.update_or_create(
             frame=frame,
@@ -400,14 +409,60 @@ def frame_ocr_run(*, frame_id: int) -> str:
                 "ocr_area": round(area, 4),
                 "carried_from": carried_from,
                 "elapsed_ms": elapsed_ms,
+                "reader": reading.READER_VERSION,
             },
         )
-        frame.ocr_status = OcrStatus.DONE
-        frame.ocr_attempts += 1
-        frame.ocr_error = ""
-        frame.save(update_fields=["ocr_status", "ocr_attempts", "ocr_error"])
+        if frame.ocr_status != OcrStatus.DONE:
+            frame.ocr_status = OcrStatus.DONE
+            frame.ocr_attempts += 1
+            frame.ocr_error = ""
+            frame.save(update_fields=["ocr_status", "ocr_attempts", "ocr_error"])
         frame_text_ready.send(sender=Frame, frame=frame)
-    return OcrStatus.DONE
+    return True
+
+
+# Frames re-read a chunk at a time: the newest chunk first, its frames oldest first, so that each
+# is read from the one before it on its device (only what changed) as the live path reads.
+REREAD_CHUNK = 40
+
+
+def frames_reread(
+    *, since: datetime | None = None, until: datetime | None = None, progress: Callable[[int], None] | None = None
+) -> tuple[int, int]:
+    """Read again, with the current reader, the frames an older reader read (from `since` to before
+    `until`), newest first; returns (frames read, frames left as they were: an image that could not
+    be read, or a frame deleted meanwhile).
+
+    Each frame's text is replaced in a transaction of its own and indexed again as it is read, so
+    search answers throughout and finds the new words as they come; stopped midway, a new run goes
+    on with the frames left."""
+    done, left = 0, set()
+    while chunk := frames_read_before_newest(
+        reader=reading.READER_VERSION, limit=REREAD_CHUNK, since=since, until=until, skip=left
+    ):
+        before: dict[tuple[str, int, int], tuple[Frame, np.ndarray, list[ocr.OcrLine]]] = {}
+        for frame in chunk:
+            started = time.perf_counter()
+            try:
+                image = frame_image_load(frame)
+                base = before.get((frame.device_name, frame.width, frame.height))
+                read = reading.screen_read(
+                    image=image, previous_image=base[1] if base else None, previous_lines=base[2] if base else None
+                )
+            except Exception:
+                logger.exception("Frame %s could not be read again; it keeps its text", frame.id)
+                left.add(frame.id)
+                continue
+            elapsed_ms = int((time.perf_counter() - started) * 1000)
+            carried_from = base[0] if base and read.incremental else None
+            if not _ocr_store(frame, lines=read.lines, area=read.area, carried_from=carried_from, elapsed_ms=elapsed_ms):
+                left.add(frame.id)
+                continue
+            before[(frame.device_name, frame.width, frame.height)] = (frame, image, read.lines)
+            done += 1
+            if progress:
+                progress(1)
+    return done, len(left)
 
 
 def _line_redact(line: ocr.OcrLine) -> ocr.OcrLine:
