@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from frames.imaging import hash_distance
 from frames.incremental import RegionPlan, regions_plan
 from frames.ocr import OcrLine, ocr_engine
 
@@ -26,6 +27,21 @@ class ScreenRead:
     lines: list[OcrLine]
     area: float  # share of the image's pixels run through the engine
     incremental: bool  # True when lines were carried over from the previous image
+
+
+def base_choose(*, signature: bytes | None, bases: list[bytes | None]) -> int:
+    """Which of the device's latest read frames (newest first, by their screen signatures) a new
+    frame is read against: the one just before it, unless another is far nearer (a switch back to a
+    window seen minutes ago). A scroll changes most of the signature's tiles yet is read cheaply
+    from the frame before, so that one keeps the lead unless another is twice as near."""
+    if signature is None or len(bases) < 2:
+        return 0
+    distances = [hash_distance(signature, base) if base is not None else None for base in bases]
+    known = [(distance, index) for index, distance in enumerate(distances) if distance is not None]
+    if not known or distances[0] is None:
+        return 0
+    nearest, index = min(known)
+    return index if nearest * 2 < distances[0] else 0
 
 
 def lines_order(lines: list[OcrLine]) -> list[OcrLine]:

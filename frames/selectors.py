@@ -13,7 +13,7 @@ from django.db.models.functions import TruncHour
 from django.utils import timezone
 
 from frames import storage
-from frames.models import BrowserTab, CaptureReport, Frame, FrameDeletion, OcrResult, OcrStatus, PrivacySettings
+from frames.models import BrowserTab, CaptureReport, Frame, FrameDeletion, FrameSignature, OcrResult, OcrStatus, PrivacySettings
 from frames.text import TEXT_PACK_MIN
 from myrecall.browsers import browser_of_app, report_keys_for_app, window_shows_tab
 from myrecall.errors import NotFound
@@ -44,6 +44,29 @@ def frame_context(*, frame: Frame, before: int, after: int) -> tuple[list[Frame]
         list(earlier.order_by("-timestamp", "-id")[:before]),
         list(later.order_by("timestamp", "id")[:after]),
     )
+
+
+def frames_read_latest(*, frame: Frame, limit: int) -> list[tuple[Frame, bytes | None]]:
+    """The device's latest frames before this one that were read, of its size, newest first, each
+    with its screen signature when it is still kept (FrameSignature)."""
+    frames = list(
+        Frame.objects.filter(
+            device_name=frame.device_name,
+            timestamp__lt=frame.timestamp,
+            ocr_status=OcrStatus.DONE,
+            width=frame.width,
+            height=frame.height,
+        )
+        .select_related("ocr")
+        .order_by("-timestamp", "-id")[:limit]
+    )
+    kept = dict(FrameSignature.objects.filter(frame_id__in=[f.id for f in frames]).values_list("frame_id", "phash"))
+    return [(f, bytes(kept[f.id]) if f.id in kept else None) for f in frames]
+
+
+def frame_signature(*, frame: Frame) -> bytes | None:
+    kept = FrameSignature.objects.filter(frame=frame).values_list("phash", flat=True).first()
+    return bytes(kept) if kept is not None else None
 
 
 def _read_before(*, reader: int, since: datetime | None, until: datetime | None):

@@ -38,7 +38,9 @@ from frames.selectors import (
     browser_tab_at,
     browser_tab_latest,
     deletions_stalled,
+    frame_signature,
     frames_read_before_newest,
+    frames_read_latest,
     ocr_lines_old,
     ocr_text_old,
     privacy_rules,
@@ -332,28 +334,24 @@ def frame_image_load(frame: Frame) -> np.ndarray:
     return np.asarray(storage.image_pixels(frame.image_path))
 
 
+# A frame is read against the one among the device's latest read frames it is most like.
+READ_BASES = 8
+
+
 def _ocr_read(frame: Frame) -> tuple[list[ocr.OcrLine], float, Frame | None]:
     """Lines of the frame, the share of it actually OCR'd, and the frame carried from.
 
-    With OCR_INCREMENTAL, only what changed since the device's previous frame (read, same
-    size) is run through the engine; any trouble on that path falls back to a full pass.
+    With OCR_INCREMENTAL, only what changed since one of the device's latest read frames of its
+    size (reading.base_choose: the one before it, or the window switched back to) is run through
+    the engine; any trouble on that path falls back to a full pass.
     """
     image = frame_image_load(frame)
     if settings.OCR_INCREMENTAL:
         try:
-            previous = (
-                Frame.objects.filter(
-                    device_name=frame.device_name,
-                    timestamp__lt=frame.timestamp,
-                    ocr_status=OcrStatus.DONE,
-                    width=frame.width,
-                    height=frame.height,
-                )
-                .select_related("ocr")
-                .order_by("-timestamp", "-id")
-                .first()
-            )
-            if previous is not None:
+            latest = frames_read_latest(frame=frame, limit=READ_BASES)
+            if latest:
+                chosen = reading.base_choose(signature=frame_signature(frame=frame), bases=[phash for _, phash in latest])
+                previous = latest[chosen][0]
                 read = reading.screen_read(
                     image=image,
                     previous_image=frame_image_load(previous),

@@ -347,6 +347,25 @@ def test_worker_stores_carried_lines_with_area_and_source(api, immediate_ocr):
 
 
 @pytest.mark.django_db(transaction=True)
+def test_a_switch_back_is_read_against_that_windows_last_frame(api, immediate_ocr):
+    rng = random.Random(5)
+    editor, chat = new_screen(rng, "editor"), new_screen(rng, "chat")
+    now = time.time()
+    first = post_frame(api, _png(editor), timestamp=now - 20).json()["frame_id"]
+    away = post_frame(api, _png(chat), timestamp=now - 10).json()["frame_id"]
+    row = min(range(rows_for("editor", SCREEN[1])), key=lambda r: len(editor.lines[r]))
+    editor.lines[row] += " roadmap"
+    back = post_frame(api, _png(editor), timestamp=now).json()["frame_id"]
+
+    assert OcrResult.objects.get(frame_id=away).carried_from_id is None
+    result = OcrResult.objects.get(frame_id=back)
+    assert result.carried_from_id == first and 0 < result.ocr_area < 0.1
+    assert words_found(words=_truth(editor), text=result.text) >= words_found(
+        words=_truth(editor), text=OcrResult.objects.get(frame_id=first).text
+    ) | {"roadmap"}
+
+
+@pytest.mark.django_db(transaction=True)
 def test_worker_falls_back_to_a_full_pass_when_the_previous_image_is_gone(api, immediate_ocr):
     rng = random.Random(4)
     screen = new_screen(rng, "editor")
