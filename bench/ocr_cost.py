@@ -1,18 +1,28 @@
-"""OCR cost per captured frame on a realistic session: a full pass against incremental OCR.
+"""OCR recall and cost: the hard screen set by kind, and a working session frame by frame.
 
-Renders a working session (typing, scrolling, switching windows) at 1920x1080, stores
-each frame as the app does (WebP at IMAGE_QUALITY, decoded back), and reads every frame
-twice: (a) a full pass, (b) incrementally from the previous frame's stored lines, as the
-worker does. Prints CPU seconds (user + sys of this process: onnxruntime runs threads)
-and wall seconds per frame, the share of pixels read, and word recall against the text
-drawn on screen, so that a saving that lost words would show.
+(1) The hard screen set (tests/hard_screens: real programs captured on a virtual X display:
+terminals, editors, htop, tmux, a spreadsheet, dense and dark pages, Chinese and mixed, HiDPI),
+each screen read whole as a new screen is (frames.reading.whole_read). Prints the recall of its
+queries (a query is read when the keyword index would match it typed whole), by kind and by
+language, and CPU and wall seconds per screen.
 
-    .venv/bin/python bench/ocr_cost.py [--frames 60] [--seed 7]
+(2) A working session at 1920x1080 (typing, scrolling, switching among four windows: tests/screens),
+each frame stored as the app stores it (WebP at IMAGE_QUALITY, decoded back) and read twice: whole,
+and as the worker reads it (frames.reading.screen_read against the device's latest frame it is most
+like, reading.base_choose). Prints CPU seconds (user + sys of this process: onnxruntime runs
+threads) per frame, the share of pixels read, and word recall against the text drawn.
+
+--baseline reads with text detection at 960 pixels on every screen, as the reader before versions
+did, for a comparison in one run (that reader also padded every line to 320 pixels for recognition:
+not reproduced here, see frames/ocr.py).
+
+    .venv/bin/python bench/ocr_cost.py [--frames 60] [--seed 7] [--skip-hard] [--skip-session] [--baseline]
 """
 
 import argparse
 import io
 import os
+import random
 import resource
 import statistics
 import sys
@@ -23,7 +33,12 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from tests.screens import Screen, words_drawn, words_found  # noqa: E402
+from tests.hard_set import KINDS, hard_screens, queries_missed, query_language  # noqa: E402
+from tests.screens import Screen, render, session, words_drawn, words_found  # noqa: E402
+
+BASELINE_SIDE = 960
+BASES = 8  # as frames.services.READ_BASES
+
 
 def _cpu_seconds() -> float:
     usage = resource.getrusage(resource.RUSAGE_SELF)
@@ -35,10 +50,129 @@ def _percentile(values: list[float], share: float) -> float:
     return ordered[min(int(round(share * (len(ordered) - 1))), len(ordered) - 1)]
 
 
+def _line(label: str, values: list[float]) -> str:
+    return (
+        f"  {label:<26} p50 {statistics.median(values):6.2f}   p95 {_percentile(values, 0.95):6.2f}   "
+        f"mean {statistics.fmean(values):6.2f}"
+    )
+
+
+def _timed(read):
+    cpu, wall = _cpu_seconds(), time.perf_counter()
+    result = read()
+    return result, _cpu_seconds() - cpu, time.perf_counter() - wall
+
+
+def hard_set_measure(*, baseline: bool) -> None:
+    from tqdm import tqdm
+
+    from frames import reading
+
+    screens = hard_screens()
+    rows = []
+    for screen in tqdm(screens, desc="hard screens", unit="screen"):
+        image = screen.pixels()
+        scale = BASELINE_SIDE / max(image.shape[:2]) if baseline else None
+        lines, cpu, wall = _timed(lambda: reading.whole_read(image=image, scale=scale))
+        missed = queries_missed(screen, "\n".join(line.text for line in lines))
+        rows.append((screen, cpu, wall, missed))
+
+    print(f"\n(1) hard screen set: {len(screens)} screens, {sum(len(s.queries) for s in screens)} queries, read whole "
+          f"({'detection at 960 px: the reader before versions' if baseline else f'reader {reading.READER_VERSION}'})")
+    print(f"  {'kind':<15} {'screens':>7} {'recall':>14} {'CPU s/screen':>13} {'wall s/screen':>14}")
+    for kind in KINDS:
+        subset = [row for row in rows if row[0].kind == kind]
+        if not subset:
+            continue
+        queries = sum(len(row[0].queries) for row in subset)
+        found = queries - sum(len(row[3]) for row in subset)
+        print(f"  {kind:<15} {len(subset):>7} {found:>5}/{queries:<3} {found / queries:5.3f} "
+              f"{statistics.fmean(r[1] for r in subset):>13.2f} {statistics.fmean(r[2] for r in subset):>14.2f}")
+    for language in ("en", "zh"):
+        queries = [(q, row) for row in rows for q in row[0].queries if query_language(q) == language]
+        found = sum(q not in row[3] for q, row in queries)
+        print(f"  {language} queries: {found}/{len(queries)} = {found / max(len(queries), 1):.3f}")
+    print(_line("CPU s per screen", [r[1] for r in rows]))
+    print(_line("wall s per screen", [r[2] for r in rows]))
+    dense = [r for r in rows if r[0].size == (1920, 1080)]
+    print(_line("wall s, 1920x1080 only", [r[2] for r in dense]))
+    for screen, _, _, missed in rows:
+        if missed:
+            print(f"  missed on {screen.file}: {missed}")
+
+
+def session_measure(*, frames: int, seed: int, baseline: bool) -> None:
+    import numpy as np
+    from django.conf import settings
+    from PIL import Image
+    from tqdm import tqdm
+
+    from frames import reading
+    from frames.imaging import image_hash
+    from frames.storage import image_encode
+
+    def stored(screen: Screen) -> Image.Image:
+        encoded = image_encode(render(screen), quality=settings.IMAGE_QUALITY)
+        with Image.open(io.BytesIO(encoded)) as im:
+            return im.convert("RGB")
+
+    rows = []
+    latest: list[tuple[np.ndarray, list, bytes]] = []  # the latest frames read, newest first
+    for screen, action in tqdm(session(random.Random(seed), frames), total=frames, desc="session", unit="frame"):
+        picture = stored(screen)
+        image = np.asarray(picture)
+        signature = image_hash(picture)
+        truth = words_drawn(screen=screen)
+        scale = BASELINE_SIDE / max(image.shape[:2]) if baseline else None
+        full, full_cpu, _ = _timed(lambda: reading.whole_read(image=image, scale=scale))
+
+        def read():
+            if baseline:  # the reader before versions read against the frame just before
+                base = latest[0] if latest else None
+            else:
+                base = latest[reading.base_choose(signature=signature, bases=[b[2] for b in latest])] if latest else None
+            return reading.screen_read(
+                image=image,
+                previous_image=base[0] if base else None,
+                previous_lines=base[1] if base else None,
+                scale=scale,
+            )
+
+        inc, inc_cpu, inc_wall = _timed(read)
+        latest = [(image, inc.lines, signature), *latest][:BASES]
+        full_words = words_found(words=truth, text="\n".join(line.text for line in full))
+        inc_words = words_found(words=truth, text="\n".join(line.text for line in inc.lines))
+        rows.append({
+            "action": action, "full_cpu": full_cpu, "inc_cpu": inc_cpu, "inc_wall": inc_wall, "area": inc.area,
+            "incremental": inc.incremental, "truth": len(truth), "full_found": len(full_words),
+            "inc_found": len(inc_words), "lost": len(full_words - inc_words),
+        })
+
+    print(f"\n(2) working session: {len(rows)} frames at 1920x1080 (seed {seed}): "
+          + ", ".join(f"{a} {sum(r['action'] == a for r in rows)}" for a in ("open", "type", "scroll", "switch")))
+    print("  OCR seconds per frame")
+    print(_line("whole screen CPU", [r["full_cpu"] for r in rows]))
+    print(_line("as the worker reads, CPU", [r["inc_cpu"] for r in rows]))
+    print(_line("as the worker reads, wall", [r["inc_wall"] for r in rows]))
+    for action in ("open", "type", "scroll", "switch"):
+        subset = [r["inc_cpu"] for r in rows if r["action"] == action]
+        if subset:
+            print(_line(f"  CPU on {action} ({len(subset)})", subset))
+    print(f"  read from an earlier frame on {sum(r['incremental'] for r in rows)} of {len(rows)} frames; share of pixels "
+          f"read: mean {statistics.fmean(r['area'] for r in rows):.3f}")
+    truth = sum(r["truth"] for r in rows)
+    print(f"  word recall against the drawn text ({truth} frame-words): whole {sum(r['full_found'] for r in rows) / truth:.4f}, "
+          f"as the worker reads {sum(r['inc_found'] for r in rows) / truth:.4f}; words the whole read found and the "
+          f"worker's missed: {sum(r['lost'] for r in rows)}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--frames", type=int, default=60)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--skip-hard", action="store_true")
+    parser.add_argument("--skip-session", action="store_true")
+    parser.add_argument("--baseline", action="store_true", help="detection at 960 px, as the reader before versions")
     args = parser.parse_args()
 
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "myrecall.settings")
@@ -46,84 +180,16 @@ def main() -> None:
     import django
 
     django.setup()
-    import random
-
-    import numpy as np
     from django.conf import settings
-    from PIL import Image
-    from tqdm import tqdm
 
-    from tests.screens import render, session
-    from frames import ocr, reading
-    from frames.storage import image_encode
+    from frames import ocr
 
-    def stored(screen: Screen) -> np.ndarray:
-        encoded = image_encode(render(screen), quality=settings.IMAGE_QUALITY)
-        with Image.open(io.BytesIO(encoded)) as im:
-            return np.asarray(im.convert("RGB"))
-
-    print(f"engine {settings.OCR_ENGINE}, {settings.OCR_THREADS} threads, WebP quality {settings.IMAGE_QUALITY}, seed {args.seed}")
+    print(f"engine {settings.OCR_ENGINE}, {settings.OCR_THREADS} threads, WebP quality {settings.IMAGE_QUALITY}")
     ocr.ocr_warm_up()
-    rows = []
-    previous = None
-    steps = session(random.Random(args.seed), args.frames)
-    for screen, action in tqdm(steps, total=args.frames, unit="frame"):
-        image = stored(screen)
-        truth = words_drawn(screen=screen)
-
-        cpu, wall = _cpu_seconds(), time.perf_counter()
-        full = reading.screen_read(image=image)
-        full_cpu, full_wall = _cpu_seconds() - cpu, time.perf_counter() - wall
-
-        cpu, wall = _cpu_seconds(), time.perf_counter()
-        inc = reading.screen_read(
-            image=image,
-            previous_image=previous[0] if previous else None,
-            previous_lines=previous[1] if previous else None,
-        )
-        inc_cpu, inc_wall = _cpu_seconds() - cpu, time.perf_counter() - wall
-        previous = (image, inc.lines)
-
-        full_words = words_found(words=truth, text="\n".join(line.text for line in full.lines))
-        inc_words = words_found(words=truth, text="\n".join(line.text for line in inc.lines))
-        rows.append(
-            {
-                "action": action,
-                "full_cpu": full_cpu,
-                "full_wall": full_wall,
-                "inc_cpu": inc_cpu,
-                "inc_wall": inc_wall,
-                "area": inc.area,
-                "incremental": inc.incremental,
-                "truth": len(truth),
-                "full_found": len(full_words),
-                "inc_found": len(inc_words),
-                "lost": len(full_words - inc_words),
-                "gained": len(inc_words - full_words),
-            }
-        )
-
-    def line(label: str, key: str, subset: list[dict]) -> str:
-        values = [r[key] for r in subset]
-        return f"  {label:<22} p50 {statistics.median(values):6.2f}   p95 {_percentile(values, 0.95):6.2f}   mean {statistics.fmean(values):6.2f}"
-
-    print(f"\n{len(rows)} frames at 1920x1080: " + ", ".join(f"{a} {sum(r['action'] == a for r in rows)}" for a in ("open", "type", "scroll", "switch")))
-    print("OCR seconds per frame")
-    for label, key in (("full pass CPU", "full_cpu"), ("incremental CPU", "inc_cpu"), ("full pass wall", "full_wall"), ("incremental wall", "inc_wall")):
-        print(line(label, key, rows))
-    print("incremental CPU by action")
-    for action in ("type", "scroll", "switch"):
-        subset = [r for r in rows if r["action"] == action]
-        if subset:
-            print(line(f"{action} ({len(subset)})", "inc_cpu", subset))
-    incremental = [r for r in rows if r["incremental"]]
-    print(f"incremental path taken on {len(incremental)} of {len(rows)} frames; share of pixels read: mean {statistics.fmean(r['area'] for r in rows):.3f}")
-    truth = sum(r["truth"] for r in rows)
-    print(
-        f"word recall against the drawn text ({truth} frame-words): full pass {sum(r['full_found'] for r in rows) / truth:.4f}, "
-        f"incremental {sum(r['inc_found'] for r in rows) / truth:.4f}"
-    )
-    print(f"words the full pass found and incremental missed: {sum(r['lost'] for r in rows)}; the reverse: {sum(r['gained'] for r in rows)}")
+    if not args.skip_hard:
+        hard_set_measure(baseline=args.baseline)
+    if not args.skip_session:
+        session_measure(frames=args.frames, seed=args.seed, baseline=args.baseline)
 
 
 if __name__ == "__main__":

@@ -81,6 +81,9 @@ class RapidOcrEngine:
                 "Global.log_level": "error",  # "no text detected" on a blank crop is normal, not a warning
                 "Global.max_side_len": 1 << 20,  # the reader picks the scale: the engine never shrinks the image
                 "Det.limit_type": "max",  # shrink the detection input, never the image
+                # A line is padded to at least this width for recognition: 48 (one line height), not the
+                # default 320, or a screen's hundreds of short boxes (numbers, columns) cost 320 each.
+                "Rec.rec_img_shape": [3, 48, 48],
                 "EngineConfig.onnxruntime.intra_op_num_threads": threads,
                 "EngineConfig.onnxruntime.inter_op_num_threads": 1,
             }
