@@ -33,6 +33,8 @@ def image_decode(data: bytes) -> Image.Image:
                     extra={"field": "image", "format": fmt},
                     status_code=415,
                 )
+            if probe.width * probe.height > MAX_PIXELS:  # Pillow itself only warns below twice its limit
+                raise Image.DecompressionBombError(f"{probe.width}x{probe.height}")
             probe.load()  # decodes every byte: a truncated or corrupt file fails here
             image = probe.convert("RGB")
     except ApplicationError:

@@ -122,6 +122,16 @@ def test_too_large_upload_is_413(api, settings):
     assert Frame.objects.count() == 0
 
 
+def test_an_image_of_too_many_pixels_is_413_and_nothing_written(api, monkeypatch):
+    from frames import imaging
+
+    monkeypatch.setattr(imaging, "MAX_PIXELS", 300 * 300)  # the real limit is 8192 x 8192
+    resp = post_frame(api, render_text_image(["wide"], size=(400, 300)))
+    assert resp.status_code == 413
+    assert resp.json()["extra"]["max_pixels"] == 300 * 300
+    assert Frame.objects.count() == 0
+
+
 def test_missing_image_is_400_in_error_shape(api):
     resp = api.post("/api/v1/frames", {"timestamp": time.time()})
     assert resp.status_code == 400
