@@ -12,11 +12,15 @@ and as the worker reads it (frames.reading.screen_read against the device's late
 like, reading.base_choose). Prints CPU seconds (user + sys of this process: onnxruntime runs
 threads) per frame, the share of pixels read, and word recall against the text drawn.
 
+(3) Input that is no screen, read whole: one pixel, a strip one pixel high, noise, 20,000 tiny
+characters, and the largest image ingest accepts (8192x8192) full of small text. Prints seconds
+and the peak memory of this process after each (it only grows: read them in order).
+
 --baseline reads with text detection at 960 pixels on every screen, as the reader before versions
 did, for a comparison in one run (that reader also padded every line to 320 pixels for recognition:
 not reproduced here, see frames/ocr.py).
 
-    .venv/bin/python bench/ocr_cost.py [--frames 60] [--seed 7] [--skip-hard] [--skip-session] [--baseline]
+    .venv/bin/python bench/ocr_cost.py [--frames 60] [--seed 7] [--skip-hard] [--skip-session] [--skip-bounds] [--baseline]
 """
 
 import argparse
@@ -166,12 +170,49 @@ def session_measure(*, frames: int, seed: int, baseline: bool) -> None:
           f"worker's missed: {sum(r['lost'] for r in rows)}")
 
 
+def _text_image(size: tuple[int, int], *, px: int, seed: int):
+    import numpy as np
+    from PIL import Image, ImageDraw
+
+    from tests.screens import font
+
+    image = Image.new("RGB", size, "white")
+    draw = ImageDraw.Draw(image)
+    rng = random.Random(seed)
+    face = font(px, mono=True)
+    columns = size[0] // max(px // 2, 1)
+    for row in range(size[1] // (px + 1)):
+        draw.text((0, row * (px + 1)), "".join(rng.choice("abcdefghij0123456789 ") for _ in range(columns)), font=face, fill="black")
+    return np.asarray(image)
+
+
+def bounds_measure() -> None:
+    import numpy as np
+
+    from frames import reading
+
+    cases = [
+        ("one pixel", lambda: np.zeros((1, 1, 3), dtype=np.uint8)),
+        ("a strip 12000x1", lambda: np.full((1, 12000, 3), 200, dtype=np.uint8)),
+        ("noise 1920x1080", lambda: np.random.default_rng(3).integers(0, 256, (1080, 1920, 3), dtype=np.uint8)),
+        ("20,000 tiny characters (7 px)", lambda: _text_image((1920, 1080), px=7, seed=5)),
+        ("8192x8192 of 9 px text", lambda: _text_image((8192, 8192), px=9, seed=6)),
+    ]
+    print("\n(3) input that is no screen, read whole")
+    for name, make in cases:
+        image = make()
+        lines, cpu, wall = _timed(lambda: reading.whole_read(image=image))
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        print(f"  {name:<32} {wall:7.1f} s wall {cpu:7.1f} s CPU  {len(lines):5} lines  peak RSS so far {peak:,.0f} MB")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--frames", type=int, default=60)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--skip-hard", action="store_true")
     parser.add_argument("--skip-session", action="store_true")
+    parser.add_argument("--skip-bounds", action="store_true")
     parser.add_argument("--baseline", action="store_true", help="detection at 960 px, as the reader before versions")
     args = parser.parse_args()
 
@@ -190,6 +231,8 @@ def main() -> None:
         hard_set_measure(baseline=args.baseline)
     if not args.skip_session:
         session_measure(frames=args.frames, seed=args.seed, baseline=args.baseline)
+    if not args.skip_bounds:
+        bounds_measure()
 
 
 if __name__ == "__main__":
