@@ -180,7 +180,7 @@ def _text_image(size: tuple[int, int], *, px: int, seed: int):
     draw = ImageDraw.Draw(image)
     rng = random.Random(seed)
     face = font(px, mono=True)
-    columns = size[0] // max(px // 2, 1)
+    columns = size[0] // 12  # 160 characters on a row of 1920 pixels, 135 rows of 7 px: 21,600
     for row in range(size[1] // (px + 1)):
         draw.text((0, row * (px + 1)), "".join(rng.choice("abcdefghij0123456789 ") for _ in range(columns)), font=face, fill="black")
     return np.asarray(image)
