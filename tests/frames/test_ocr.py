@@ -56,7 +56,7 @@ def test_blank_image_reads_as_no_lines(engine):
 
 def test_crops_come_back_in_whole_image_pixels():
     image = _array(["alpha line on top", ENGLISH, "omega line below"], size=(640, 60))
-    alone = ocr.ocr_engine().recognize(image)
+    alone = reading.whole_read(image=image)
     target = next(line for line in alone if "budget" in line.text.lower())
     x, y, w, h = target.box
     crop = (max(x - 8, 0), max(y - 6, 0), w + 16, h + 12)
