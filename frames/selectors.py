@@ -48,7 +48,8 @@ def frame_context(*, frame: Frame, before: int, after: int) -> tuple[list[Frame]
 
 def frames_read_latest(*, frame: Frame, limit: int) -> list[tuple[Frame, bytes | None]]:
     """The device's latest frames before this one that were read, of its size, newest first, each
-    with its screen signature when it is still kept (FrameSignature)."""
+    with its screen signature when it is still kept (FrameSignature). Their OCR rows are not read
+    here: only the one chosen to read against needs its lines."""
     frames = list(
         Frame.objects.filter(
             device_name=frame.device_name,
@@ -56,9 +57,7 @@ def frames_read_latest(*, frame: Frame, limit: int) -> list[tuple[Frame, bytes |
             ocr_status=OcrStatus.DONE,
             width=frame.width,
             height=frame.height,
-        )
-        .select_related("ocr")
-        .order_by("-timestamp", "-id")[:limit]
+        ).order_by("-timestamp", "-id")[:limit]
     )
     kept = dict(FrameSignature.objects.filter(frame_id__in=[f.id for f in frames]).values_list("frame_id", "phash"))
     return [(f, bytes(kept[f.id]) if f.id in kept else None) for f in frames]
