@@ -280,11 +280,11 @@ def ocr_lines_old():
 def ocr_text_old():
     """OCR results whose text is stored plain though it is long enough to pack (written before texts
     were compressed). On SQLite only (elsewhere the column holds bytes since the migration); the
-    condition is the one of the partial index frames_ocrresult_text_unpacked (migration 0011), so
+    condition is the one of the partial index frames_ocrresult_text_unpacked (migration 0016), so
     that finding them reads the index, empty once they are done, rather than every row."""
     if connection.vendor != "sqlite":
         return OcrResult.objects.none()
-    return OcrResult.objects.extra(where=[f"typeof(text) = 'text' AND octet_length(text) >= {TEXT_PACK_MIN}"])
+    return OcrResult.objects.extra(where=[f"typeof(text) = 'text' AND length(CAST(text AS BLOB)) >= {TEXT_PACK_MIN}"])
 
 
 def _hours() -> list[tuple[datetime, int, int]]:
