@@ -71,7 +71,7 @@ def _application_error(request, exc: ApplicationError):
 @api.exception_handler(ValidationError)
 def _validation_error(request, exc: ValidationError):
     """Input that is not what the operation's schema says: nothing was done; every problem listed."""
-    message, errors = errors_explained(exc.errors)
+    message, errors = errors_explained(exc.errors, writes=request.method not in ("GET", "HEAD", "OPTIONS"))
     return api.create_response(request, error_body(message, {"errors": errors}), status=400)
 
 

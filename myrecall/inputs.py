@@ -6,7 +6,8 @@ whole against its schema before an operation runs, so that a malformed request c
   is refused (PostgreSQL cannot store it), and a body must be a JSON object (ninja's Schema would
   read any value's attributes, so `[null, null]` became "every field at its default").
 - `StrictQuery[...]` and `StrictForm[...]`: query parameters and form fields the operation does not
-  declare are refused (a misspelt `app` beside a delete's range must not widen it to every app).
+  declare are refused (a misspelt `app` beside a delete's range must not widen it to every app);
+  `NoQuery` for an operation that takes none.
 - `EPOCH_MIN` and `EPOCH_MAX`: the epoch seconds a time may take (year 1970 to 9999).
 - `errors_explained`: validation errors as the message and list of the one error shape.
 - `TextBool`, `NullableTextBool`: a boolean in a query or form is the word true or false (the
@@ -143,6 +144,15 @@ StrictQuery = _Shortcut(Query)
 StrictForm = _Shortcut(Form)
 
 
+class NoParams(InputSchema):
+    """The query of an operation that takes no query parameters."""
+
+
+# `query: NoQuery` on an operation that takes no query parameters: any one given is refused, as
+# on every other operation (a mistyped filter must not be silently ignored).
+NoQuery = Annotated[NoParams, Query(None)]
+
+
 def _text_bool(value: Any) -> Any:
     if isinstance(value, str):
         word = value.strip().lower()
@@ -174,9 +184,18 @@ def _field(loc) -> str | None:
     return ".".join(parts) or None
 
 
-def errors_explained(errors) -> tuple[str, list[dict]]:
-    """Pydantic's or ninja's validation errors as the one error shape's message and list."""
+ERRORS_SAID = 5  # a message names this many problems; extra.errors lists every one
+
+
+def errors_explained(errors, *, writes: bool = True) -> tuple[str, list[dict]]:
+    """Pydantic's or ninja's validation errors as the one error shape's message and list. The
+    message names the first ERRORS_SAID problems and counts the rest; it says nothing was changed
+    when the request could have changed something (writes=False for a read: a GET)."""
     listed = [{"field": _field(err.get("loc", ())), "error": str(err.get("msg", "")).removeprefix("Value error, ")} for err in errors]
-    said = "; ".join(f"{e['field']}: {e['error']}" if e["field"] else e["error"] for e in listed[:3])
-    return f"Invalid input, nothing was changed: {said}.", listed
+    said = "; ".join(
+        (f"{e['field']}: {e['error']}" if e["field"] else e["error"]).rstrip(". ") for e in listed[:ERRORS_SAID]
+    )
+    if len(listed) > ERRORS_SAID:
+        said += f"; and {len(listed) - ERRORS_SAID} more (extra.errors lists them all)"
+    return f"Invalid input{', nothing was changed' if writes else ''}: {said}.", listed
 

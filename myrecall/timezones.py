@@ -87,6 +87,7 @@ _UNITS = {
     **dict.fromkeys(("w", "week", "weeks"), 7 * 86400),
 }
 _RELATIVE = re.compile(r"(\d+(?:\.\d+)?)\s*([a-z]+?)\s*(?:ago)?", re.IGNORECASE)
+_DAYS_BACK = {"today": 0, "yesterday": 1}
 _EPOCH = re.compile(r"\d{1,12}(?:\.\d+)?")
 EPOCH_LAST = 253402300799.0  # 9999-12-31T23:59:59Z
 
@@ -94,12 +95,18 @@ EPOCH_LAST = 253402300799.0  # 9999-12-31T23:59:59Z
 def instant_parse(text: str, *, zone: ZoneInfo | None, name: str = "time", epoch: bool = True) -> float:
     """Epoch seconds from how people and assistants write a time: ISO 8601 (with an offset or Z;
     without one it is local time in `zone`, refused when zone is None), epoch seconds, "now", or
-    "<n><unit> ago" (s, m, h, d, w; "ago" optional). Raises ApplicationError naming `name`.
+    "<n><unit> ago" (s, m, h, d, w; "ago" optional), or "today" and "yesterday" (the start of that
+    local day, in `zone` or else this machine's). Raises ApplicationError naming `name`.
     With epoch=False a bare number is not a time (screenpipe's forms)."""
     value = text.strip()
     at = None
     if value.lower() == "now":
         at = clock.time()
+    elif value.lower() in _DAYS_BACK:
+        # The start of the local day (in `zone`, else this machine's: the user's).
+        local = zone or machine_timezone()
+        day = datetime.now(local).date() - timedelta(days=_DAYS_BACK[value.lower()])
+        at = day_bounds(day, local)[0]
     elif epoch and _EPOCH.fullmatch(value):
         at = float(value)
     elif relative := _RELATIVE.fullmatch(value):
@@ -119,7 +126,7 @@ def instant_parse(text: str, *, zone: ZoneInfo | None, name: str = "time", epoch
     if at is None:
         raise ApplicationError(
             f"{name} is not a time: use ISO 8601 (2026-01-15T10:00:00+01:00, or local 2026-01-15T10:00), epoch seconds, "
-            "or a relative time (16h ago, 2d ago, now).",
+            "or a relative time (16h ago, 2d ago, now, today, yesterday).",
             extra={"field": name, "value": value[:100]},
         )
     if not 0 <= at <= EPOCH_LAST:

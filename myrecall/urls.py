@@ -8,6 +8,8 @@ from frames import views as frame_views
 from myrecall.api import api
 from search import screenpipe
 
+handler404 = "myrecall.error_pages.page_not_found"
+
 urlpatterns = [
     path("", frame_views.timeline_page, name="timeline"),
     path("timeline/delete", frame_views.timeline_delete, name="timeline-delete"),
