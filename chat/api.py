@@ -5,7 +5,7 @@ from chat import selectors, services
 from chat.modes import ChatFailed
 from chat.schemas import ChatIn, ChatOut, SessionDetailOut, SessionOut, SessionsIn
 from myrecall.errors import ApplicationError
-from myrecall.inputs import StrictQuery
+from myrecall.inputs import NoQuery, StrictQuery
 from myrecall.schemas import responses
 from myrecall.sse import sse_response, wants_event_stream
 from myrecall.timezones import request_timezone
@@ -14,7 +14,7 @@ router = Router(tags=["chat"])
 
 
 @router.post("/chat", response=responses({200: ChatOut}, 404, 409, 502, 503))
-def chat(request: HttpRequest, payload: ChatIn):
+def chat(request: HttpRequest, payload: ChatIn, params: NoQuery):
     """Summarise a time range with evidence: every claim cites frames that exist, lie in the range
     and were read for the answer; the rest are dropped and listed. With `Accept: text/event-stream`
     the answer streams as server-sent events: `start`, `delta` ({text}) as it is written, then
@@ -37,6 +37,6 @@ def chat_sessions(request: HttpRequest, params: StrictQuery[SessionsIn]):
 
 
 @router.get("/chat/sessions/{session_id}", response=responses({200: SessionDetailOut}, 404))
-def chat_session(request: HttpRequest, session_id: int):
+def chat_session(request: HttpRequest, session_id: int, query: NoQuery):
     """One chat with its messages, each answer with its evidence and what was dropped."""
     return selectors.chat_session_detail(session_id=session_id)

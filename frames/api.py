@@ -23,7 +23,7 @@ from frames.schemas import (
 )
 from frames.tools import ACTIVITY, FRAME_TEXT, FRAMES_AROUND, frame_url
 from myrecall.errors import ApplicationError
-from myrecall.inputs import StrictForm, StrictQuery
+from myrecall.inputs import NoQuery, StrictForm, StrictQuery
 from myrecall.schemas import responses
 from myrecall.tools import route_add
 
@@ -45,7 +45,7 @@ _MESSAGES = {
     summary="Ingest a screenshot",
     openapi_extra={"requestBody": {"content": {"multipart/form-data": {"encoding": {"image": {"contentType": "image/png, image/jpeg, image/webp"}}}}}},
 )
-def frame_create(request: HttpRequest, image: File[UploadedFile], fields: StrictForm[FrameIn]):
+def frame_create(request: HttpRequest, image: File[UploadedFile], fields: StrictForm[FrameIn], query: NoQuery):
     """Multipart upload of one PNG, JPEG or WebP screenshot with its context.
     201 when stored; 200 when it was already stored (same device_name and client_frame_id)
     or skipped as a near-duplicate of the device's previous frame (`duplicate_of` names it);
@@ -72,7 +72,7 @@ def frame_image_response(frame: Frame) -> FileResponse:
 
 
 @router.get("/frames/{frame_id}", response=responses({200: None}, 404), summary="The frame's image")
-def frame_image(request: HttpRequest, frame_id: int):
+def frame_image(request: HttpRequest, frame_id: int, query: NoQuery):
     return frame_image_response(selectors.frame_get(frame_id=frame_id))
 
 
@@ -80,7 +80,7 @@ route_add(router, FRAME_TEXT)
 
 
 @router.get("/frames/{frame_id}/metadata", response=responses({200: FrameMetadataOut}, 404))
-def frame_metadata(request: HttpRequest, frame_id: int):
+def frame_metadata(request: HttpRequest, frame_id: int, query: NoQuery):
     frame = selectors.frame_get(frame_id=frame_id)
     return {
         "frame_id": frame.id,
@@ -131,7 +131,7 @@ def frames_delete(request: HttpRequest, params: StrictQuery[RangeDeleteIn]):
 
 
 @router.get("/privacy", response=responses({200: PrivacyRulesSchema}), summary="The privacy rules")
-def privacy_get(request: HttpRequest):
+def privacy_get(request: HttpRequest, query: NoQuery):
     """What capture must leave out: excluded apps, window titles and URLs; whether OCR text has
     secrets redacted; whether capture is paused. Capture clients read this to never send an
     excluded screen."""
@@ -139,14 +139,14 @@ def privacy_get(request: HttpRequest):
 
 
 @router.put("/privacy", response=responses({200: PrivacyRulesSchema}, 403), summary="Replace the privacy rules")
-def privacy_put(request: HttpRequest, rules: PrivacyRulesIn):
+def privacy_put(request: HttpRequest, rules: PrivacyRulesIn, query: NoQuery):
     """Replaces every rule: all five fields are required. Frames matching an exclusion are refused from then on (422, with the
     rule); those stored before stay until deleted (DELETE /api/v1/frames)."""
     return services.privacy_update(**rules.dict()).to_json()
 
 
 @router.post("/capture/report", response=responses({200: CaptureReportOut}, 403), summary="A capture client's periodic report")
-def capture_report(request: HttpRequest, report: CaptureReportIn):
+def capture_report(request: HttpRequest, report: CaptureReportIn, query: NoQuery):
     """A capture client says what it did in its last period (frames sent, screenshots skipped as
     unchanged, ticks excluded by privacy rules, frames waiting in its spool, whether it is paused).
     The server keeps the latest per device_name, replacing the one before; the timeline reads it
@@ -158,7 +158,7 @@ def capture_report(request: HttpRequest, report: CaptureReportIn):
 
 
 @router.post("/browser/tab", response=responses({200: BrowserTabOut}, 403), summary="A browser extension's report of the active tab")
-def browser_tab_report(request: HttpRequest, report: BrowserTabIn):
+def browser_tab_report(request: HttpRequest, report: BrowserTabIn, query: NoQuery):
     """The extension sends its browser's active tab (of the last focused window) when it changes and
     every few seconds while it stays. Frames of that browser's windows are paired with it by time and
     window title: their browser_url is filled (also frames stored before the report came), and frames

@@ -206,3 +206,67 @@ def test_a_malformed_agent_question_on_the_chat_socket_is_refused_and_stores_not
     for (text, word), answer in zip(sent, async_to_sync(scenario)()):
         assert answer["event"] == "error" and word in answer["data"]["message"], (text, answer)
     assert not ChatMessage.objects.exists()
+
+
+# ---- what a newcomer reads in the answers ----
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/api/v1/status?x=1",
+        "/api/v1/privacy?x=1",
+        "/api/v1/chat/sessions/1?x=1",
+        "/api/v1/chat/turns/1?x=1",
+        "/api/v1/frames/1?x=1",
+        "/api/v1/frames/1/metadata?x=1",
+    ],
+)
+def test_an_unknown_query_parameter_is_refused_on_every_route(api, stored, path):
+    resp = api.get(path)
+    assert resp.status_code == 400, resp.content
+    body = resp.json()
+    assert body["extra"]["errors"] == [{"field": "x", "error": body["extra"]["errors"][0]["error"]}]
+    assert "unknown query parameter" in body["message"]
+    # A read changed nothing to begin with: its message does not say so.
+    assert body["message"].startswith("Invalid input: ") and "nothing was changed" not in body["message"]
+
+
+def test_an_unknown_query_parameter_beside_a_write_changes_nothing(api, stored):
+    resp = api.put("/api/v1/privacy?dry=1", {**RULES, "capture_paused": True}, content_type="application/json")
+    assert_refused(resp, "nothing was changed", "dry")
+    assert stored["snapshot"]() == stored["before"]
+
+
+def test_a_partial_privacy_put_names_every_missing_field_in_its_message(api, stored):
+    resp = api.put("/api/v1/privacy", {"excluded_apps": []}, content_type="application/json")
+    body = resp.json()
+    fields = [error["field"] for error in body["extra"]["errors"]]
+    assert len(fields) == 4
+    for field in fields:
+        assert field in body["message"], (field, body["message"])
+    assert ".." not in body["message"]
+
+
+def test_a_message_ending_in_a_full_stop_gets_no_second_one(api, stored):
+    resp = api.post("/api/v1/chat", {"message": "what did I do", "mode": "summary"}, content_type="application/json")
+    body = resp.json()
+    assert resp.status_code == 400 and "start_time" in body["message"], body
+    assert not body["message"].endswith("..")
+
+
+def test_a_time_that_is_not_epoch_seconds_says_what_the_api_takes(api, stored):
+    resp = api.get("/api/v1/search", {"q": "screen", "start_time": "yesterday"})
+    body = resp.json()
+    assert resp.status_code == 400
+    assert "start_time" in body["message"] and "epoch seconds" in body["message"], body["message"]
+
+
+def test_token_create_says_whether_the_token_is_read_only(db, capsys):
+    from django.core.management import call_command
+
+    call_command("token_create", "agent", "--read-only")
+    said = capsys.readouterr().err
+    assert "read-only" in said and "change nothing" in said
+    call_command("token_create", "capture")
+    assert "read-only" not in capsys.readouterr().err

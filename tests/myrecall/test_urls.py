@@ -22,3 +22,12 @@ def test_the_api_docs_with_a_trailing_slash_lead_to_the_docs(client):
     client.force_login(get_user_model().objects.create_user("me", password="a long enough password"))
     docs = client.get("/api/v1/docs/", follow=True)
     assert docs.status_code == 200 and "MyRecall API" in docs.content.decode()
+
+
+@pytest.mark.parametrize("path", ["/frames/abc/view", "/no/such/page", "/frames/1/nope"])
+def test_an_address_no_page_answers_says_so_in_words(admin_client, path):
+    resp = admin_client.get(path)
+    assert resp.status_code == 404
+    html = resp.content.decode()
+    assert "There is nothing at this address." in html and path in html
+    assert "Resolver404" not in html and "Traceback" not in html

@@ -10,15 +10,20 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("name", help="What the token is for, e.g. 'laptop-capture'.")
-        parser.add_argument("--read-only", action="store_true", help="The token may read but not ingest.")
+        parser.add_argument("--read-only", action="store_true", help="The token may search and read (GET), and change nothing: no frames sent, nothing deleted, no chat kept.")
 
     def handle(self, *args, name, read_only, **options):
         # A token may be made before the first `serve`, which is what creates the tables otherwise.
         call_command("migrate", interactive=False, verbosity=0)
         token, raw = api_token_create(name=name, read_only=read_only)
         # A token made in another data dir than the server's is refused (401) with no other clue.
+        can = (
+            "read-only: it can search and read (GET), and change nothing: no frames sent, nothing deleted, no chat kept"
+            if read_only
+            else "it can read and change (send frames, delete, change settings, chat)"
+        )
         self.stderr.write(
-            f"Created token {token.name!r} (id {token.id}) in the data dir {settings.DATA_DIR}: a server started with "
-            "another MYRECALL_DATA_DIR does not know it. It is shown once; keep it:"
+            f"Created token {token.name!r} (id {token.id}), {can}, in the data dir {settings.DATA_DIR}: a server "
+            "started with another MYRECALL_DATA_DIR does not know it. It is shown once; keep it:"
         )
         self.stdout.write(raw)
