@@ -7,11 +7,14 @@ Exports:
 - hybrid_fuse: one ranking of frame ids from the keyword and the semantic rankings (reciprocal
   rank fusion, RRF_K), with the sides that found each.
 - search_browse(filters=, limit=, offset=): the frames of a range, newest first.
+- query_has_words(q): whether q can match anything (a query of punctuation alone matches nothing,
+  in every mode).
 - MODES, SEMANTIC_MAX_RESULTS, SEMANTIC_MIN_RANKED, CJK_UNREAD.
 The hits are search.hits.SearchHit; the sides are search.keyword and search.semantic.
 """
 
 import re
+import unicodedata
 from dataclasses import replace
 
 from django.conf import settings
@@ -47,6 +50,10 @@ def search_run(*, q: str, filters: Filters, mode: str | None = None, limit: int,
         hits, total = search_browse(filters=filters, limit=limit, offset=offset)
         return SearchResult(hits=hits, total=total, mode="browse")
     mode = mode or settings.SEARCH_MODE
+    if not query_has_words(q):
+        # Punctuation or symbols alone ("...", "-"): no word to match, and no meaning an embedder
+        # could find (it would rank every frame near one another, all "similar").
+        return SearchResult(hits=[], total=0, mode=mode)
     degraded = None
     if mode != "keyword" and _CJK.search(q) and not embedder_reads_cjk():
         # The meaning side cannot read the query: words only (semantic mode says why).
@@ -105,6 +112,12 @@ def search_run(*, q: str, filters: Filters, mode: str | None = None, limit: int,
         if frame_id in details
     ]
     return SearchResult(hits=hits, total=keyword_total + extra, mode=mode)
+
+
+def query_has_words(q: str) -> bool:
+    """Whether q holds a letter or a digit of any script: what a search, by words or by meaning,
+    can look for."""
+    return any(unicodedata.category(char)[0] in "LN" for char in q)
 
 
 def _rrf_score(frame_id: int, ranks: list[dict[int, int]]) -> float:

@@ -7,7 +7,8 @@ relative times ("1h ago", "now"), start_time optional on /search (no lower bound
 screenpipe), app_name matched by its words ("Chrome" finds "Google Chrome"), limit 20 by default
 and capped rather than refused, and the kinds of content MyRecall does not capture (audio, input,
 ui, accessibility, memory) answered with empty data, as screenpipe answers a kind it has nothing
-of. Every route needs a bearer token or a login, and errors keep MyRecall's one error shape.
+of. /search is a keyword search, as screenpipe's: every word must match (MyRecall's search by
+meaning is /api/v1/search). Every route needs a bearer token or a login, and errors keep MyRecall's one error shape.
 
 GET /search shares its URL with the search page: search_or_page picks the side."""
 
@@ -167,8 +168,10 @@ def search(request: HttpRequest, params: Query[SearchParams]):
     if kind in UNCAPTURED_KINDS:
         return {"data": [], "pagination": {"limit": limit, "offset": offset, "total": 0}}
     beyond = limit == 0 or offset > MAX_OFFSET  # only the total is wanted, or none of the hits exist
+    # screenpipe's /search is a keyword search (every word must match), whatever this server's
+    # default mode: its clients and skills expect it so.
     result = search_run(
-        q=params.q or "", filters=filters, limit=1 if beyond else limit, offset=0 if beyond else offset
+        q=params.q or "", filters=filters, mode="keyword", limit=1 if beyond else limit, offset=0 if beyond else offset
     )
     hits = [] if beyond else result.hits
     sources = frame_selectors.frames_sources(frame_ids=[hit.frame_id for hit in hits])

@@ -403,3 +403,36 @@ def test_the_start_up_line_says_how_many_days_of_vectors_it_loaded_or_that_there
     while services.vectors_embed_pending()[0]:
         pass
     assert warm_line() == "Vector index: the 2 most recent day(s) with vectors are loaded"
+
+
+PUNCTUATION_ALONE = ["...", "-", "—", "?!", "“”", "()", "。。。", "😀", "*"]
+
+
+@pytest.mark.parametrize("mode", ["hybrid", "semantic", "keyword"])
+def test_a_query_of_punctuation_alone_finds_nothing_by_meaning_in_any_mode(screens, mode):
+    filters = Filters(start_time=T0 - 60, end_time=T0 + 86400)
+    for q in PUNCTUATION_ALONE:
+        result = search_run(q=q, filters=filters, mode=mode, limit=10, offset=0)
+        assert (result.hits, result.total) == ([], 0), (q, result)
+
+
+def test_a_query_of_punctuation_alone_finds_nothing_on_every_surface(screens, api, client, django_user_model):
+    for q in PUNCTUATION_ALONE:
+        body = api.get("/api/v1/search", {"q": q, "start_time": T0 - 60, "end_time": T0 + 86400}).json()
+        assert (body["data"], body["pagination"]["total"]) == ([], 0), (q, body)
+        assert api.get("/search", {"q": q}, HTTP_ACCEPT="*/*").json()["data"] == [], q
+    client.force_login(django_user_model.objects.create_superuser("admin", password="a long enough password"))
+    page = client.get("/search", {"q": "...", "start": "2026-11-20T00:00", "end": "2026-11-22T00:00"}, HTTP_ACCEPT="text/html")
+    assert page.status_code == 200
+    assert not any(f"/frames/{frame_id}/view" in page.content.decode() for frame_id in screens)
+
+
+def test_the_root_search_is_screenpipes_keyword_search_every_word_must_match(screens, api):
+    """screenpipe's /search matches words (all of them), whatever this server's default mode."""
+    assert api.get("/search", {"q": "forecast Lisbon"}, HTTP_ACCEPT="*/*").json()["data"] == []
+    found = [item["content"]["frame_id"] for item in api.get("/search", {"q": "forecast rain"}, HTTP_ACCEPT="*/*").json()["data"]]
+    assert found == [screens[4]]
+    # No shared word: the strict API's default (hybrid) finds it by meaning; the root does not.
+    strict = api.get("/api/v1/search", {"q": "will it be stormy", "start_time": T0 - 60, "end_time": T0 + 86400}).json()
+    assert screens[4] in [item["content"]["frame_id"] for item in strict["data"]]
+    assert api.get("/search", {"q": "will it be stormy"}, HTTP_ACCEPT="*/*").json()["data"] == []
