@@ -17,6 +17,8 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from datetime import timezone as dt_timezone
 
+from django.db.models.functions import Mod
+
 from chat.evidence import FRAME_FIELDS, SampledFrame, sampled_frame
 from frames.models import Frame
 from search.filters import Filters
@@ -213,3 +215,72 @@ def sample_retrieve(*, filters: Filters, max_frames: int = MAX_FRAMES) -> Sample
         for row in present
     ]
     return Sample(frames=frames, frames_in_range=frames_in_range)
+
+
+# Visits: where a range's time went, window by window, read from every frame of the range.
+VISIT_GAP_S = DEFAULT_BUCKET_SECONDS  # a longer gap to the next frame is not time in the window
+VISIT_IDLE_CREDIT_S = 60  # credited to a frame followed by such a gap (or by the end of the range)
+VISITS_ROWS_MAX = 100_000  # frames of a range read for visits; a longer range reads every k-th frame
+MAX_VISITS = 400
+
+
+@dataclass(frozen=True)
+class Visit:
+    """The time a range spent in one window (one app, title and address): the seconds credited
+    to its frames, when it was first and last seen, and its first frame, to cite."""
+
+    app_name: str
+    window_name: str
+    browser_url: str
+    seconds: float
+    first: datetime
+    last: datetime
+    frames: int
+    frame: SampledFrame
+
+
+def visits_retrieve(*, filters: Filters) -> list[Visit]:
+    """The windows of [start_time, end_time) that match the filters, from every frame's app,
+    title and address (not from the summary's sample, which can miss a short visit): at most
+    MAX_VISITS, longest first. A frame is credited the time to the next frame, or
+    VISIT_IDLE_CREDIT_S when that is over VISIT_GAP_S away."""
+    frames = _frames_in_range(filters)
+    stride = max(1, math.ceil(frames.count() / VISITS_ROWS_MAX))
+    if stride > 1:  # ids grow with capture, so every stride-th id spreads over the range
+        frames = frames.alias(stride_slot=Mod("id", stride)).filter(stride_slot=0)
+    rows = frames.order_by("timestamp", "id").values_list("id", "timestamp", "app_name", "window_name", "browser_url")
+    end = _utc(filters.end_time)
+    groups: dict[tuple[str, str, str], list] = {}  # key -> [seconds, first, last, frames, first id]
+
+    def credit(row, following: datetime | None) -> None:
+        gap = ((following or end) - row[1]).total_seconds()
+        seconds = gap if following is not None and gap <= VISIT_GAP_S * stride else min(VISIT_IDLE_CREDIT_S * stride, gap)
+        group = groups.setdefault(row[2:], [0.0, row[1], row[1], 0, row[0]])
+        group[0] += max(seconds, 0.0)
+        group[2] = row[1]
+        group[3] += 1
+
+    previous = None
+    for row in rows.iterator(chunk_size=5000):
+        if previous is not None:
+            credit(previous, row[1])
+        previous = row
+    if previous is not None:
+        credit(previous, None)
+    kept = sorted(groups.items(), key=lambda item: -item[1][0])[:MAX_VISITS]
+    details = Frame.objects.filter(id__in=[group[4] for _, group in kept]).values(*FRAME_FIELDS, "ocr__text")
+    by_id = {detail["id"]: detail for detail in details}
+    visits = []
+    for (app_name, window_name, browser_url), (seconds, first, last, count, frame_id) in kept:
+        if frame_id not in by_id:  # deleted meanwhile
+            continue
+        detail = by_id[frame_id]
+        lines = _lines(detail["ocr__text"] or "")
+        snippet = snippet_pick(lines=lines, chrome=set(), window_name=window_name, browser_url=browser_url)
+        visits.append(
+            Visit(
+                app_name=app_name, window_name=window_name, browser_url=browser_url, seconds=seconds,
+                first=first, last=last, frames=count, frame=sampled_frame(detail, snippet=snippet, lines=lines),
+            )
+        )
+    return visits

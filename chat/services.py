@@ -27,7 +27,7 @@ from chat.models import AnswerSource, ChatMessage, ChatMode, ChatRole, ChatSessi
 from chat.modes import AnswerMode, ChatFailed, ChatQuery, answer_mode_get
 from chat.prompts import context_pack, system_prompt_build
 from chat.rendering import answer_html
-from chat.sampling import MAX_FRAMES, bucket_seconds_choose, ocr_truncate, sample_retrieve
+from chat.sampling import MAX_FRAMES, bucket_seconds_choose, ocr_truncate, sample_retrieve, visits_retrieve
 from chat.selectors import chat_history, chat_session_get
 from chat.signals import answers_erasing
 from frames.models import Frame
@@ -212,6 +212,9 @@ def _offline_answer(query: ChatQuery, frames: list[SampledFrame], frames_in_rang
     for _term, _total, found in mentions:
         for frame in found:
             frames_by_id[frame.frame_id] = frame  # its snippet is the line with the word
+    visits = visits_retrieve(filters=filters) if offline.places_asked(query.message) else None
+    for visit in visits or []:
+        frames_by_id.setdefault(visit.frame.frame_id, visit.frame)
     return offline.offline_summarise(
         frames=frames,
         start_time=_utc(filters.start_time),
@@ -220,6 +223,8 @@ def _offline_answer(query: ChatQuery, frames: list[SampledFrame], frames_in_rang
         bucket_seconds=bucket_seconds_choose(range_seconds=filters.end_time - filters.start_time, max_frames=MAX_FRAMES),
         frames_in_range=frames_in_range,
         mentions=mentions,
+        question=query.message,
+        visits=visits,
     )
 
 
