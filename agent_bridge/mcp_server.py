@@ -5,12 +5,15 @@ Every read tool of the catalogue (myrecall/tools.py) is an MCP tool, with its de
 input schema (times also as ISO 8601, "now" or "2h ago") and its output schema; an answer comes
 as structured content plus text for the model (a tool's `as_text`, else JSON); a frame's image as
 image content. Errors (bad arguments, an unknown frame) are tool errors with the message: the
-session goes on.
+session goes on. With a read-only token every tool only reads; with one that may write, a tool
+that keeps something (range_summary: its chat) keeps it, and its annotations say it is not read-only.
 
 Two transports:
 - stdio: `manage.py mcp --token-file F`, for clients that start a command;
 - streamable HTTP at /mcp on the running server (`http_app`, mounted by myrecall/asgi.py),
-  stateless, answering JSON. Both need a MyRecall token (read-only ones work); nothing anonymous."""
+  stateless, answering JSON. Both need a MyRecall token (read-only ones work); nothing anonymous.
+  Links in answers point where the server answers: the request's address over HTTP; over stdio,
+  `--url`, else the address `serve` recorded as it started (myrecall/address.py)."""
 
 import asyncio
 import base64
@@ -43,16 +46,20 @@ INSTRUCTIONS = (
     "viewer link, so the user can open and check it. Cite only frames a tool returned."
 )
 ORIGIN_SCOPE_KEY = "myrecall.origin"
+READ_ONLY_SCOPE_KEY = "myrecall.read_only"
 
 
-def _tool_listing(tool: Tool) -> types.Tool:
+def _tool_listing(tool: Tool, *, read_only: bool) -> types.Tool:
+    """The tool as a client sees it: read-only unless it keeps something and this caller may write."""
     return types.Tool(
         name=tool.name,
         title=tool.title,
         description=tool.description,
         input_schema=input_schema(tool),
         output_schema=tool.returns.model_json_schema(mode="serialization") if tool.returns is not None else None,
-        annotations=types.ToolAnnotations(title=tool.title, read_only_hint=True, destructive_hint=False, open_world_hint=False),
+        annotations=types.ToolAnnotations(
+            title=tool.title, read_only_hint=read_only or not tool.keeps, destructive_hint=False, open_world_hint=False
+        ),
     )
 
 
@@ -61,7 +68,7 @@ def _failed(message: str, extra: dict | None = None) -> types.CallToolResult:
     return types.CallToolResult(content=[types.TextContent(text=text)], is_error=True)
 
 
-def tool_call(name: str, arguments: dict[str, Any] | None, *, origin: str) -> types.CallToolResult:
+def tool_call(name: str, arguments: dict[str, Any] | None, *, origin: str, read_only: bool) -> types.CallToolResult:
     """One call of a tool, in a thread that may use the database: its answer, or a tool error."""
     tool = tool_get(name)
     if tool is None:
@@ -71,7 +78,7 @@ def tool_call(name: str, arguments: dict[str, Any] | None, *, origin: str) -> ty
     close_old_connections()
     try:
         params, ids = arguments_read(tool, arguments, zone)
-        value = tool.run(params, Context(zone=zone, origin=origin), **ids)
+        value = tool.run(params, Context(zone=zone, origin=origin, read_only=read_only), **ids)
         if tool.returns is None:
             data, mime = value
             return types.CallToolResult(content=[types.ImageContent(data=base64.b64encode(data).decode(), mime_type=mime)])
@@ -87,21 +94,25 @@ def tool_call(name: str, arguments: dict[str, Any] | None, *, origin: str) -> ty
         close_old_connections()
 
 
-def _origin(ctx) -> str:
+def _caller(ctx) -> dict:
+    """Who calls: over HTTP, what McpHttp put in the request's scope; over stdio, what the command said."""
     request = getattr(ctx, "request", None)
     scope = getattr(request, "scope", None) or {}
-    return scope.get(ORIGIN_SCOPE_KEY, "") or _stdio_origin["url"]
+    if ORIGIN_SCOPE_KEY in scope:
+        return {"origin": scope[ORIGIN_SCOPE_KEY], "read_only": scope[READ_ONLY_SCOPE_KEY]}
+    return _stdio_caller
 
 
-_stdio_origin = {"url": ""}
+_stdio_caller = {"origin": "", "read_only": True}
 
 
 async def _list_tools(ctx, params) -> types.ListToolsResult:
-    return types.ListToolsResult(tools=[_tool_listing(tool) for tool in tools()])
+    read_only = _caller(ctx)["read_only"]
+    return types.ListToolsResult(tools=[_tool_listing(tool, read_only=read_only) for tool in tools()])
 
 
 async def _call_tool(ctx, params: types.CallToolRequestParams) -> types.CallToolResult:
-    return await sync_to_async(tool_call, thread_sensitive=True)(params.name, params.arguments, origin=_origin(ctx))
+    return await sync_to_async(tool_call, thread_sensitive=True)(params.name, params.arguments, **_caller(ctx))
 
 
 def server_make() -> Server:
@@ -119,9 +130,9 @@ def server_make() -> Server:
 # -- stdio --------------------------------------------------------------------------------------------
 
 
-def stdio_run(*, origin: str) -> None:
-    """Serve one client over stdin and stdout until it closes them."""
-    _stdio_origin["url"] = origin.rstrip("/")
+def stdio_run(*, origin: str, read_only: bool) -> None:
+    """Serve one client over stdin and stdout until it closes them, for a token that may only read or not."""
+    _stdio_caller.update(origin=origin.rstrip("/"), read_only=read_only)
     for hook in web_startup_hooks:  # what a process that answers searches loads at start: the embedder
         hook()
     server = server_make()
@@ -206,7 +217,7 @@ class McpHttp:
             return
         await self._manager_running()
         host = headers.get("host", "")
-        scope = {**scope, ORIGIN_SCOPE_KEY: f"{scope.get('scheme', 'http')}://{host}" if host else ""}
+        scope = {**scope, ORIGIN_SCOPE_KEY: f"{scope.get('scheme', 'http')}://{host}" if host else "", READ_ONLY_SCOPE_KEY: token.read_only}
         await self._app(scope, receive, send)
 
 

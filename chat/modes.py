@@ -20,6 +20,7 @@ class ChatQuery:
     session_id: int | None = None
     mode: str = "summary"
     origin: str = ""  # the address the question came in on (http://host:port), for modes that call the API back
+    keep: bool = True  # False: the summary mode stores nothing (no chat, no answer), for a caller that may only read
 
 
 class ChatFailed(Exception):

@@ -284,6 +284,11 @@ def answer_store(
         reply.llm_ms = llm_ms
         reply.total_ms = total_ms
         reply.save(update_fields=["content", "raw_content", "erased_at", "evidence_deleted", "status", "llm_ms", "total_ms"])
+    return _evidence(validated, frames_by_id, zone, gone)
+
+
+def _evidence(validated: ValidatedAnswer, frames_by_id: dict[int, SampledFrame], zone: ZoneInfo, gone: set[int] = frozenset()) -> list[dict]:
+    """The evidence items of the frames an answer validly cites (but those in `gone`), in time order."""
     cited = sorted(
         (frames_by_id[frame_id] for frame_id in validated.valid_ids if frame_id not in gone), key=lambda f: (f.timestamp, f.frame_id)
     )
@@ -359,7 +364,8 @@ def _validate(query: ChatQuery, raw: str, frames: list[SampledFrame], frames_in_
 
 def summary_answer_stream(query: ChatQuery) -> Iterator[tuple[str, dict]]:
     """The events of one summary answer: retrieve, answer, validate, store. The answer is
-    stored whatever happens (done or failed)."""
+    stored whatever happens (done or failed); for a query that keeps nothing, nothing is stored
+    (the events' ids are None and the model sees no earlier turns)."""
     started = time.monotonic()
     filters, zone = query.filters, query.zone
     start_time, end_time = _utc(filters.start_time), _utc(filters.end_time)
@@ -368,7 +374,14 @@ def summary_answer_stream(query: ChatQuery) -> Iterator[tuple[str, dict]]:
     frames, frames_in_range = sample.frames, sample.frames_in_range
     retrieval_ms = _ms(started)
     model_name = settings.LLM_MODEL if llm.llm_configured() else offline.MODEL_NAME
-    session, asked, reply = turn_open(query=query, model_name=model_name, start_time=start_time, end_time=end_time, retrieval_ms=retrieval_ms)
+    if query.keep:
+        session, asked, reply = turn_open(query=query, model_name=model_name, start_time=start_time, end_time=end_time, retrieval_ms=retrieval_ms)
+    else:  # an answer shaped as a stored one, never saved
+        session = asked = None
+        reply = ChatMessage(
+            role=ChatRole.ASSISTANT, status=ChatStatus.STREAMING, mode=query.mode, model_name=model_name, retrieval_ms=retrieval_ms,
+            start_time=start_time, end_time=end_time, timezone=zone.key,
+        )
 
     time_range = {"start_time": filters.start_time, "end_time": filters.end_time, "timezone": zone.key}
     raw = ""
@@ -376,16 +389,17 @@ def summary_answer_stream(query: ChatQuery) -> Iterator[tuple[str, dict]]:
     # The frames the answer may cite: the sample, plus (offline) the frames found for the question's terms.
     frames_by_id = {frame.frame_id: frame for frame in frames}
     # The model is shown the chat's last turns too (the offline summariser is not): what they drew on.
-    history, history_sources = chat_history(session=session, before_id=asked.id, turns=HISTORY_TURNS) if llm.llm_configured() else ([], set())
+    history, history_sources = chat_history(session=session, before_id=asked.id, turns=HISTORY_TURNS) if session and llm.llm_configured() else ([], set())
 
     def fail(message: str) -> None:
-        answer_fail(
-            reply=reply, message=message, raw=raw, llm_ms=_ms(llm_started), total_ms=_ms(started), drew_on=[*frames_by_id, *history_sources]
-        )
+        if query.keep:
+            answer_fail(
+                reply=reply, message=message, raw=raw, llm_ms=_ms(llm_started), total_ms=_ms(started), drew_on=[*frames_by_id, *history_sources]
+            )
 
     try:
         yield "start", {
-            "session_id": session.id,
+            "session_id": reply.session_id,
             "message_id": reply.id,
             "time_range": time_range,
             "frames_in_range": frames_in_range,
@@ -405,7 +419,7 @@ def summary_answer_stream(query: ChatQuery) -> Iterator[tuple[str, dict]]:
                 yield "delta", {"text": line}
     except llm.LlmError as exc:
         fail(exc.message)
-        yield "error", {"message": exc.message, "session_id": session.id, "message_id": reply.id}
+        yield "error", {"message": exc.message, "session_id": reply.session_id, "message_id": reply.id}
         return
     except GeneratorExit:
         message = "The answer was interrupted: the client went away."
@@ -415,14 +429,18 @@ def summary_answer_stream(query: ChatQuery) -> Iterator[tuple[str, dict]]:
         logger.exception("Chat answer %s failed", reply.id)
         message = "Internal error while answering; see the server log."
         fail(message)
-        yield "error", {"message": message, "session_id": session.id, "message_id": reply.id}
+        yield "error", {"message": message, "session_id": reply.session_id, "message_id": reply.id}
         return
     llm_ms = _ms(llm_started)
 
     validated = _validate(query, raw, frames, frames_in_range, frames_by_id)
-    evidence = answer_store(
-        reply=reply, validated=validated, raw=raw, frames_by_id=frames_by_id, llm_ms=llm_ms, total_ms=_ms(started), drew_on=history_sources
-    )
+    if query.keep:
+        evidence = answer_store(
+            reply=reply, validated=validated, raw=raw, frames_by_id=frames_by_id, llm_ms=llm_ms, total_ms=_ms(started), drew_on=history_sources
+        )
+    else:
+        reply.content, reply.status, reply.total_ms = validated.answer_md, ChatStatus.DONE, _ms(started)
+        evidence = _evidence(validated, frames_by_id, zone)
     yield "final", answer_final(
         reply=reply,
         validated=validated,

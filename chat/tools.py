@@ -1,8 +1,10 @@
 """The chat app's read tool (myrecall/tools.py): the evidence chat's summary of a time range,
 for an assistant. It is the summary mode of POST /api/v1/chat: one bounded retrieval, one
-answer, every citation checked; the answer is kept in the chat history like any other (so
-that deleting the frames it quotes erases it too)."""
+answer, every citation checked. For a caller whose token may write, the answer is kept in the
+chat history like any other (so that deleting the frames it quotes erases it too); for a
+read-only one, nothing is stored and the answer is the same."""
 
+import dataclasses
 from typing import Annotated
 
 from ninja import Schema
@@ -13,6 +15,7 @@ from chat.modes import ChatFailed
 from chat.schemas import ChatIn, DroppedOut, EvidenceOut, TimeRangeOut
 from myrecall.errors import ApplicationError
 from myrecall.inputs import EPOCH_MAX, EPOCH_MIN, InputSchema
+from frames.tools import place
 from myrecall.tools import INSTANT, Context, TimezoneName, Tool
 
 LINKS = ("frame_url", "viewer_url", "thumb_url")
@@ -37,7 +40,7 @@ class RangeSummaryOut(Schema):
     dropped: list[DroppedOut] = Field(description="Citations the answer made that failed that check, and why.")
     frames_in_range: int | None
     frames_sampled: int | None
-    session_id: int = Field(description="The chat it was kept in (MyRecall's chat page lists it).")
+    session_id: int | None = Field(description="The chat it was kept in (MyRecall's chat page lists it); null when nothing was kept (a read-only token).")
     model: str
 
 
@@ -56,11 +59,26 @@ def range_summary(params: RangeSummaryIn, context: Context) -> dict:
     )
     query = selectors.chat_query(payload=payload, zone=context.zone, origin=context.origin)
     try:
-        answer = services.chat_answer(query=query)
+        answer = services.chat_answer(query=dataclasses.replace(query, keep=not context.read_only))
     except ChatFailed as exc:
-        raise ApplicationError(exc.message, extra={"session_id": exc.session_id}, status_code=exc.status_code) from exc
+        kept = {"session_id": exc.session_id} if exc.session_id is not None else None
+        raise ApplicationError(exc.message, extra=kept, status_code=exc.status_code) from exc
     evidence = [{**item, **{link: context.link(item[link]) for link in LINKS}} for item in answer["evidence"]]
     return {**{key: answer.get(key) for key in RangeSummaryOut.model_fields}, "evidence": evidence}
+
+
+def range_summary_as_text(answer: dict) -> str:
+    """For an assistant: the answer, then each frame it cites with the text quoted and its link."""
+    lines = [answer["answer_md"]]
+    if answer["evidence"]:
+        lines += ["", f"Evidence (each citation checked; {answer['frames_sampled']} of the {answer['frames_in_range']} frames in the range were read):"]
+        for item in answer["evidence"]:
+            lines += [f"- frame {item['frame_id']} at {item['local_time']} · {place(item)}", f"  quoted: {item['ocr_snippet']}", f"  open: {item['viewer_url']}"]
+    if answer["dropped"]:
+        lines += ["", "Citations dropped: " + "; ".join(f"frame {item['frame_id']} ({item['reason']})" for item in answer["dropped"])]
+    if answer["session_id"] is not None:
+        lines += ["", f"Kept in MyRecall's chat history (chat {answer['session_id']})."]
+    return "\n".join(lines)
 
 
 RANGE_SUMMARY = Tool(
@@ -71,9 +89,12 @@ RANGE_SUMMARY = Tool(
         "the question from them, and checks every citation. Returns the answer (Markdown, citing "
         "frames as [HH:MM](myrecall://frame/ID)) and the evidence list: each cited frame with its "
         "time, app, window, URL, the text quoted and a link to open it. Quote the evidence's links "
-        "so the person can check."
+        "so the person can check. With a read-only token it stores nothing; with a token that may "
+        "write, the question and answer are kept as a chat in MyRecall's chat history."
     ),
     params=RangeSummaryIn,
     returns=RangeSummaryOut,
     run=range_summary,
+    as_text=range_summary_as_text,
+    keeps="the question and its answer, as a chat in MyRecall's chat history",
 )

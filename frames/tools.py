@@ -2,9 +2,11 @@
 frame, a frame's image for an assistant, and the activity of a time range (minutes per app and
 per window, with a line of text from each)."""
 
+import time
 from datetime import datetime
 from datetime import timezone as dt_timezone
 from typing import Annotated
+from zoneinfo import ZoneInfo
 
 from django.urls import reverse
 from ninja import Schema
@@ -26,6 +28,11 @@ ACTIVITY_APPS, ACTIVITY_WINDOWS, ACTIVITY_KEY_TEXTS = 20, 30, 20
 
 def frame_url(frame_id: int) -> str:
     return f"/api/v1/frames/{frame_id}"
+
+
+def place(item: dict) -> str:
+    """Where a frame of an answer was, for an assistant: "Firefox · Release plan · https://..."."""
+    return " · ".join(item[key] for key in ("app_name", "window_name", "browser_url") if item.get(key))
 
 
 def brief(frame: Frame, context: Context) -> dict:
@@ -153,7 +160,7 @@ FRAME_IMAGE = Tool(
 
 class ActivityIn(InputSchema):
     start_time: Annotated[float, INSTANT] = Field(ge=EPOCH_MIN, le=EPOCH_MAX, description="Epoch seconds, included.")
-    end_time: Annotated[float, INSTANT] = Field(ge=EPOCH_MIN, le=EPOCH_MAX, description="Epoch seconds, included.")
+    end_time: Annotated[float | None, INSTANT] = Field(None, ge=EPOCH_MIN, le=EPOCH_MAX, description="Epoch seconds, included; default now.")
     app_name: str | None = Field(None, max_length=512, description="Only this app (its whole name, any letter case).")
     timezone: TimezoneName = None
 
@@ -234,12 +241,13 @@ def key_texts_pick(per_window: dict, *, q: str = "", limit: int = ACTIVITY_KEY_T
 
 
 def activity(params: ActivityIn, context: Context) -> dict:
+    end_time = time.time() if params.end_time is None else params.end_time
     apps = None
     if params.app_name and params.app_name.strip():
         wanted = params.app_name.strip().casefold()
         apps = {app for app in selectors.app_names() if app.casefold() == wanted}
     per_app, per_window = selectors.frames_usage(
-        start=_utc(params.start_time), end=_utc(params.end_time), apps=apps, gap_cap_s=ACTIVITY_GAP_CAP_S
+        start=_utc(params.start_time), end=_utc(end_time), apps=apps, gap_cap_s=ACTIVITY_GAP_CAP_S
     )
 
     def viewer(frame_id: int) -> str:
@@ -247,7 +255,7 @@ def activity(params: ActivityIn, context: Context) -> dict:
 
     return {
         "start_time": params.start_time,
-        "end_time": params.end_time,
+        "end_time": end_time,
         "timezone": context.zone.key,
         "total_frames": sum(usage.frame_count for usage in per_app.values()),
         "minutes": round(sum(usage.seconds for usage in per_app.values()) / 60, 1),
@@ -287,6 +295,37 @@ def activity(params: ActivityIn, context: Context) -> dict:
     }
 
 
+def activity_as_text(answer: dict) -> str:
+    """For an assistant: the range in local time, then the apps, the windows and the lines, one a line."""
+    zone = ZoneInfo(answer["timezone"])
+
+    def clock(value: float | str) -> str:
+        moment = datetime.fromisoformat(value) if isinstance(value, str) else _utc(value)
+        return moment.astimezone(zone).isoformat(timespec="minutes")
+
+    lines = [
+        f"Activity from {clock(answer['start_time'])} to {clock(answer['end_time'])} ({answer['timezone']}): "
+        f"{answer['total_frames']} frames, about {answer['minutes']:g} minutes."
+    ]
+    sections = (
+        ("apps", "Apps, most time first:", lambda app: (
+            f"- {app['app_name'] or 'Unknown app'}: {app['minutes']:g} min, {app['frame_count']} frames, "
+            f"{clock(app['first_seen'])} to {clock(app['last_seen'])}"
+        )),
+        ("windows", "Windows, most time first:", lambda window: (
+            f"- {place(window) or 'Unknown window'}: {window['minutes']:g} min, {window['frame_count']} frames; "
+            f"newest frame {window['newest_frame_id']}, open: {window['viewer_url']}"
+        )),
+        ("key_texts", "A line from each window's newest screen, most recent first:", lambda key: (
+            f"- frame {key['frame_id']} at {key['local_time']} · {place(key)}: {key['text']}\n  open: {key['viewer_url']}"
+        )),
+    )
+    for name, heading, line in sections:
+        if answer[name]:
+            lines += ["", heading, *(line(item) for item in answer[name])]
+    return "\n".join(lines)
+
+
 ACTIVITY = Tool(
     name="activity_summary",
     title="Activity of a time range",
@@ -300,5 +339,6 @@ ACTIVITY = Tool(
     returns=ActivityOut,
     run=activity,
     path="/activity",
+    as_text=activity_as_text,
     example={"start_time": "$(date -d 'today 09:00' +%s)", "end_time": "$(date +%s)"},
 )

@@ -19,6 +19,7 @@ Times: a parameter marked `INSTANT` is epoch seconds in the REST API (its strict
 assistants it is also ISO 8601 ("2026-11-26T14:00", local time when it names no offset),
 "now" or "2h ago" (`myrecall.timezones.instant_parse`)."""
 
+import difflib
 import inspect
 import re
 from collections.abc import Callable
@@ -80,11 +81,13 @@ class PathId:
 
 @dataclass(frozen=True)
 class Context:
-    """Who asks, as the tools need it: the timezone local times are given in, and the address
-    links are made absolute with ("" keeps them relative to the server)."""
+    """Who asks, as the tools need it: the timezone local times are given in, the address links
+    are made absolute with ("" keeps them relative to the server), and whether the caller's
+    token may only read (then a tool that keeps something, `Tool.keeps`, keeps nothing)."""
 
     zone: ZoneInfo
     origin: str = ""
+    read_only: bool = True
 
     def link(self, path: str) -> str:
         return self.origin.rstrip("/") + path if self.origin else path
@@ -103,6 +106,7 @@ class Tool:
     errors: tuple[int, ...] = ()  # REST answers beyond 400 and 401 (404 for an unknown frame)
     example: dict[str, str] = field(default_factory=dict)  # the skill's curl example: parameter -> shell word
     as_text: Callable[[dict], str] | None = None  # how an assistant reads the answer (else as JSON)
+    keeps: str = ""  # what it stores for a caller that may write (range_summary: its chat); "": nothing, for anyone
 
     def summary_line(self) -> str:
         return self.description.split("\n\n")[0].replace("\n", " ")
@@ -208,12 +212,39 @@ def _short_enums(prop: dict) -> dict:
     return prop
 
 
+# Other names assistants give arguments, and the argument each stands for where a tool takes it.
+ARGUMENT_MEANT = {
+    "query": "q", "text": "q", "search": "q", "keywords": "q", "term": "q",
+    "start": "start_time", "from": "start_time", "since": "start_time",
+    "end": "end_time", "to": "end_time", "until": "end_time",
+    "app": "app_name", "application": "app_name", "window": "window_name", "title": "window_name", "url": "browser_url",
+    "id": "frame_id", "frame": "frame_id", "tz": "timezone",
+    "count": "limit", "max_results": "limit", "n": "limit", "prompt": "question", "message": "question",
+}
+
+
+def _argument_meant(name: str, known: list[str]) -> str | None:
+    """The argument an unknown one most likely stands for: its usual other name, else the closest spelling."""
+    meant = ARGUMENT_MEANT.get(name.casefold())
+    if meant in known:
+        return meant
+    close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+    return close[0] if close else None
+
+
 def arguments_read(tool: Tool, arguments: dict | None, zone: ZoneInfo) -> tuple[InputSchema, dict[str, int]]:
     """An assistant's arguments as the tool's parameters and path ids, checked as the REST API
-    checks its query; raises ApplicationError with every problem named."""
+    checks its query; raises ApplicationError with every problem named (an unknown argument with
+    the one it likely stands for)."""
     arguments = dict(arguments or {})
     ids: dict[str, int] = {}
     problems = []
+    known = [pid.name for pid in tool.path_ids] + list(tool.params.model_fields)
+    for name in [name for name in arguments if name not in known]:
+        del arguments[name]
+        meant = _argument_meant(name, known)
+        hint = f'did you mean "{meant}"?' if meant else f"the arguments are: {', '.join(known)}"
+        problems.append({"loc": [name], "msg": f'Unknown argument "{name}" ({hint})'})
     for pid in tool.path_ids:
         value = arguments.pop(pid.name, None)
         if isinstance(value, str) and re.fullmatch(r"\s*\d{1,18}\s*", value):
@@ -235,9 +266,11 @@ def arguments_read(tool: Tool, arguments: dict | None, zone: ZoneInfo) -> tuple[
     try:
         params = tool.params.model_validate(arguments)
     except ValidationError as exc:
-        problems += exc.errors()
+        said = {problem["loc"][0] for problem in problems}
+        problems += [error for error in exc.errors() if not error["loc"] or error["loc"][0] not in said]  # a time said above is not also "required"
         params = None
     if problems:
-        message, listed = errors_explained(problems)
+        # Located as the REST query's parameters are, so that an argument named "query" or "body" keeps its name.
+        message, listed = errors_explained([{**problem, "loc": ["query", *problem.get("loc", ())]} for problem in problems])
         raise ApplicationError(message.replace("nothing was changed", "nothing was read"), extra={"errors": listed})
     return params, ids

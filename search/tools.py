@@ -7,7 +7,7 @@ from django.conf import settings
 from django.urls import reverse
 from pydantic import Field, field_validator
 
-from frames.tools import frame_url
+from frames.tools import frame_url, place
 from myrecall.inputs import EPOCH_MAX, EPOCH_MIN, InputSchema, NullableTextBool
 from myrecall.timezones import local_time
 from myrecall.tools import INSTANT, Context, TimezoneName, Tool
@@ -99,8 +99,7 @@ def search_as_text(answer: dict) -> str:
         lines.append(f"Note: {answer['degraded']}")
     for item in answer["data"]:
         hit = item["content"]
-        where = " · ".join(part for part in (hit["app_name"], hit["window_name"], hit["browser_url"]) if part)
-        lines += ["", f"frame {hit['frame_id']} at {hit['local_time']} · {where}", f"  {hit['excerpt']}", f"  open: {hit['viewer_url']}"]
+        lines += ["", f"frame {hit['frame_id']} at {hit['local_time']} · {place(hit)}", f"  {hit['excerpt']}", f"  open: {hit['viewer_url']}"]
     return "\n".join(lines)
 
 

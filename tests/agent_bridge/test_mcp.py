@@ -63,19 +63,19 @@ def memory(mcp_server, tmp_path_factory):
     return {"server": server, "frames": sent, "token": token, "token_file": token_file, "start": now - 3600}
 
 
-def _stdio(memory, token_file=None) -> StdioServerParameters:
+def _stdio(memory, token_file=None, *, url=True) -> StdioServerParameters:
     server = memory["server"]
     return StdioServerParameters(
         command=sys.executable,
-        args=[str(REPO / "manage.py"), "mcp", "--token-file", str(token_file or memory["token_file"]), "--url", server.url],
+        args=[str(REPO / "manage.py"), "mcp", "--token-file", str(token_file or memory["token_file"]), *(["--url", server.url] if url else [])],
         # What the README's client config gives it: the data dir, and the database when it is not the data dir's SQLite.
         env={"PATH": os.environ["PATH"], "MYRECALL_DATA_DIR": str(server.data_dir), "HOME": os.environ.get("HOME", "/tmp"), **databases.env_for(server.data_dir)},
         cwd=str(REPO),
     )
 
 
-async def _over_stdio(memory, calls):
-    async with stdio_client(_stdio(memory)) as (read, write):
+async def _over_stdio(memory, calls, **stdio):
+    async with stdio_client(_stdio(memory, **stdio)) as (read, write):
         async with ClientSession(read, write) as session:
             await session.initialize()
             return await calls(session)
@@ -153,6 +153,99 @@ def test_every_tool_through_the_sdk_client(memory, transport):
     assert "myrecall://frame/" in summary.structured_content["answer_md"]
 
     assert out["no_such_tool"].is_error and "There is no tool 'delete_everything'" in out["no_such_tool"].content[0].text
+
+
+def _chats(server) -> list[int]:
+    return [row[0] for row in server.rows("SELECT id FROM chat_chatsession ORDER BY id")]
+
+
+async def _listed_and_summary(session: ClientSession) -> tuple[dict, object]:
+    listed = {tool.name: tool for tool in (await session.list_tools()).tools}
+    return listed, await session.call_tool("range_summary", {"start_time": "1h ago", "question": "What did I work on?"})
+
+
+@pytest.mark.parametrize("transport", sorted(TRANSPORTS))
+def test_range_summary_keeps_nothing_for_a_read_only_token(memory, transport):
+    server = memory["server"]
+    before = _chats(server)
+    listed, summary = asyncio.run(TRANSPORTS[transport](memory, _listed_and_summary))
+    assert not summary.is_error, summary.content
+    answer = summary.structured_content
+    assert answer["session_id"] is None and answer["evidence"] and "myrecall://frame/" in answer["answer_md"]
+    assert _chats(server) == before  # no chat in the history, as the README promises for a read-only token
+    assert all(tool.annotations.read_only_hint for tool in listed.values())
+
+
+def test_range_summary_keeps_its_chat_for_a_token_that_may_write_and_says_so(memory):
+    server = memory["server"]
+    before = _chats(server)
+    listed, summary = asyncio.run(_over_http(memory, _listed_and_summary, token=server.token))
+    assert not summary.is_error, summary.content
+    assert listed["range_summary"].annotations.read_only_hint is False
+    assert "chat history" in listed["range_summary"].description
+    assert all(tool.annotations.read_only_hint for name, tool in listed.items() if name != "range_summary")
+    session_id = summary.structured_content["session_id"]
+    assert _chats(server) == [*before, session_id]
+    assert f"Kept in MyRecall's chat history (chat {session_id})" in summary.content[0].text
+
+
+def test_an_unknown_argument_is_named_with_the_one_it_stands_for(memory):
+    async def calls(session):
+        return (
+            await session.call_tool("search", {"query": "Zanzibar", "start_time": "1h ago"}),
+            await session.call_tool("frames_around", {"frame": memory["frames"][1], "befor": 1}),
+        )
+
+    search, around = asyncio.run(_over_http(memory, calls))
+    message, _, extra = search.content[0].text.partition("\n")
+    assert search.is_error and 'Unknown argument "query" (did you mean "q"?)' in message
+    assert [error["field"] for error in json.loads(extra)["errors"]] == ["query"]
+    message, _, extra = around.content[0].text.partition("\n")
+    assert around.is_error and 'Unknown argument "frame" (did you mean "frame_id"?)' in message
+    assert 'Unknown argument "befor" (did you mean "before"?)' in message
+    assert {error["field"] for error in json.loads(extra)["errors"]} >= {"frame", "befor"}
+
+
+def test_stdio_links_point_where_serve_answers_without_url(memory):
+    """The README's config gives no --url: the links still open on a server started on another port."""
+    server = memory["server"]
+
+    async def calls(session):
+        return await session.call_tool("search", {"q": "kubectl rollout", "start_time": "1h ago", "mode": "keyword"})
+
+    found = asyncio.run(_over_stdio(memory, calls, url=False))
+    assert not found.is_error, found.content
+    hit = found.structured_content["data"][0]["content"]
+    assert hit["frame_id"] == memory["frames"][1] and hit["viewer_url"] == f"{server.url}/frames/{hit['frame_id']}/view"
+
+
+def test_activity_and_summary_answer_the_model_in_text_and_end_now_by_default(memory):
+    server = memory["server"]
+
+    async def calls(session):
+        return (
+            await session.call_tool("activity_summary", {"start_time": memory["start"]}),
+            await session.call_tool("range_summary", {"start_time": memory["start"]}),
+        )
+
+    activity, summary = asyncio.run(_over_http(memory, calls))
+    assert not activity.is_error, activity.content  # end_time is optional, as search's: now
+    data = activity.structured_content
+    assert data["total_frames"] == 3 and {app["app_name"] for app in data["apps"]} == {"Firefox", "Terminal"}
+    text = activity.content[0].text
+    with pytest.raises(json.JSONDecodeError):
+        json.loads(text)
+    assert text.startswith("Activity from ") and "3 frames" in text
+    assert "- Firefox: " in text and "- Terminal: " in text and WORDS in text
+    assert f"open: {server.url}/frames/{memory['frames'][2]}/view" in text
+
+    assert not summary.is_error, summary.content
+    text = summary.content[0].text
+    with pytest.raises(json.JSONDecodeError):
+        json.loads(text)
+    assert text.startswith(summary.structured_content["answer_md"])
+    for item in summary.structured_content["evidence"]:
+        assert f"- frame {item['frame_id']} at {item['local_time']}" in text and f"open: {item['viewer_url']}" in text
 
 
 def test_http_needs_a_token(memory):

@@ -5,6 +5,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import DatabaseError, connection
 
 from agent_bridge.mcp_server import stdio_run
+from myrecall.address import DEFAULT_URL, server_url
 from myrecall.services import api_token_authenticate
 
 
@@ -17,11 +18,12 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("--token-file", required=True, type=Path, help="A file holding the token (only the token).")
         parser.add_argument(
-            "--url", default="http://127.0.0.1:8000",
-            help="Where MyRecall's web server answers, for the links to frames in answers (default http://127.0.0.1:8000).",
+            "--url",
+            help="Where MyRecall's web server answers, for the links to frames in answers (default: where `serve` last "
+            f"started on this data dir, else {DEFAULT_URL}).",
         )
 
-    def handle(self, *args, token_file: Path, url: str, **options):
+    def handle(self, *args, token_file: Path, url: str | None, **options):
         try:
             raw = token_file.read_text(encoding="utf-8").strip()
         except OSError as exc:
@@ -42,4 +44,4 @@ class Command(BaseCommand):
                 f"The token in {token_file} is not a MyRecall token of this data dir: make one with "
                 "`.venv/bin/python manage.py token_create NAME --read-only` and put it in the file."
             )
-        stdio_run(origin=url)
+        stdio_run(origin=url or server_url(), read_only=known.read_only)

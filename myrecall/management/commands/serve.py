@@ -10,6 +10,7 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
 from frames.storage import tmp_sweep
+from myrecall.address import server_url_record
 from myrecall.services import ADMIN_PASSWORD_FILE, ADMIN_USERNAME, admin_ensure
 from myrecall.sidecars import Sidecar, sidecars
 
@@ -49,6 +50,7 @@ class Command(BaseCommand):
             "worker": [python, manage, "worker"],
         }
         children |= {name: _start(commands[name], env) for name in ("web", "worker")}
+        server_url_record(host=host, port=port)  # for the links of an MCP server a client starts apart
         restarts: dict[str, list[float]] = {name: [] for name in commands}
         self.stdout.write(f"MyRecall on http://{host}:{port}/  (data in {settings.DATA_DIR}; Ctrl-C stops)")
         self.stdout.flush()
