@@ -7,10 +7,14 @@ import sys
 from pathlib import Path
 from urllib.parse import urlparse
 
-from capture.client import EXIT_USAGE, Client, Config, Fatal, pause_file, state_dir_default
+from capture.client import EXIT_USAGE, TOKEN_HOW, Client, Config, Fatal, pause_file, state_dir_default, state_dir_private
+from capture.private import file_touch, token_read
 from capture.spool import Spool
 from capture.x11 import X11Error
 from myrecall.privacy_rules import PrivacyRules
+
+# Where `bash scripts/run.sh` serves on this machine: the address used when none is given.
+LOCAL_SERVER = "http://127.0.0.1:8000"
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -20,9 +24,11 @@ def _parser() -> argparse.ArgumentParser:
         "window's app and title. `pause` and `resume` (or SIGUSR1) stop and restart capture without restarting it.",
     )
     parser.add_argument("command", nargs="?", default="run", choices=["run", "pause", "resume", "status"])
-    parser.add_argument("--url", default=os.environ.get("MYRECALL_URL", "http://127.0.0.1:8000"), help="The server (env MYRECALL_URL).")
-    parser.add_argument("--token", default=os.environ.get("MYRECALL_TOKEN", ""), help="An API token (env MYRECALL_TOKEN).")
-    parser.add_argument("--token-file", type=Path, help="Read the token from this file instead.")
+    parser.add_argument("--url", default=os.environ.get("MYRECALL_URL"),
+                        help=f"The server (env MYRECALL_URL; default {LOCAL_SERVER}, a server on this machine).")
+    parser.add_argument("--token-file", type=Path, help="Read the API token from this file (made yours alone if it is not).")
+    parser.add_argument("--token", help="The API token; better MYRECALL_TOKEN or --token-file, as every account on this "
+                        "machine can see a command line.")
     parser.add_argument("--interval", type=float, default=3.0, help="Seconds between screenshots (default 3).")
     parser.add_argument("--report-every", type=float, default=60.0, help="Seconds between the reports of what was sent, "
                         "skipped and spooled: a line on stderr, also sent to the server for its timeline (default 60).")
@@ -40,8 +46,7 @@ def main(argv=None) -> int:
     args = _parser().parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s capture: %(message)s", datefmt="%H:%M:%S")
     if args.command == "pause":
-        args.state_dir.mkdir(parents=True, exist_ok=True)
-        pause_file(args.state_dir).touch()
+        file_touch(pause_file(state_dir_private(args.state_dir)))
         print("capture paused; `bash scripts/capture.sh resume` goes on")
         return 0
     if args.command == "resume":
@@ -54,14 +59,28 @@ def main(argv=None) -> int:
         print(f"{state}; {spool.count()} frame(s) waiting in {spool.dir} ({spool.bytes() / 2**20:.1f} MB)")
         return 0
 
-    token = args.token_file.read_text().strip() if args.token_file else args.token.strip()
+    if args.url is None:
+        args.url = LOCAL_SERVER
+        logging.info("no --url (nor MYRECALL_URL): sending to %s, where a MyRecall server on this machine listens", LOCAL_SERVER)
     url = urlparse(args.url)
     if url.scheme not in ("http", "https") or not url.netloc:
-        print(f"capture: --url {args.url!r} is not an http(s) address such as http://127.0.0.1:8000", file=sys.stderr)
+        print(f"capture: --url {args.url!r} is not an http(s) address such as {LOCAL_SERVER}", file=sys.stderr)
         return EXIT_USAGE
+    if args.token_file:
+        try:
+            token = token_read(args.token_file)
+        except OSError as exc:
+            print(f"capture: cannot read the token file {args.token_file}: {exc.strerror}", file=sys.stderr)
+            return EXIT_USAGE
+    elif args.token is not None:
+        token = args.token.strip()
+        logging.warning("a token given with --token can be read by every account on this machine (`ps`): "
+                        "use --token-file or MYRECALL_TOKEN")
+    else:
+        token = os.environ.get("MYRECALL_TOKEN", "").strip()
     if not token:
-        print("capture: no token. Make one on the server with `.venv/bin/python manage.py token_create <this machine>` "
-              "and pass it with --token or MYRECALL_TOKEN.", file=sys.stderr)
+        print(f"capture: no token for {args.url}. Make one on the server with "
+              f"`.venv/bin/python manage.py token_create <this machine>`; {TOKEN_HOW}.", file=sys.stderr)
         return EXIT_USAGE
     if args.interval < 0.5:
         print("capture: --interval must be at least 0.5 seconds", file=sys.stderr)

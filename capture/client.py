@@ -1,8 +1,10 @@
 """The capture loop: every interval, unless paused or the focused window is excluded, a
-screenshot of the monitor with the focused window's app and title goes into the spool (when a
-pixel changed since the last one); an uploader thread sends the spool to the server in capture
-order, reads the server's privacy rules every RULES_REFRESH_S, and sends the report of each
-report period (so the server knows the client runs while it sends no frame).
+screenshot of the monitor with the focused window's app and title goes into the spool when a
+pixel changed since the last one, or the app or the window title did (a new page in a browser
+whose pixels look the same is a new moment, stored with its own title); an uploader thread sends
+the spool to the server in capture order, reads the server's privacy rules every RULES_REFRESH_S,
+and sends the report of each report period (so the server knows the client runs while it sends
+no frame). Its state dir and everything in it are the user's alone (capture.private).
 
 A browser window with the focus: the page's address is not readable from X11, but MyRecall's
 browser extension tells the server which tab is active; before each screenshot of a browser whose
@@ -20,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from capture import CLIENT_NAME
+from capture.private import dir_private, file_touch, file_write
 from capture.screen import Screen, ScreenError, shot_png
 from capture.server import Outcome, Server
 from capture.spool import Spool
@@ -33,6 +36,14 @@ RULES_REFRESH_S = 30.0
 TAB_RECHECK_S = 30.0  # a browser whose extension was not heard from is asked about again after this
 BACKOFF_MAX_S = 30.0
 LAST_REPORT_TIMEOUT_S = (2, 3)  # connect, read: an ending client waits little
+# Screenshots taken again in one tick when the focused window or its title changed while one was
+# taken (its pixels may be either window's); past that, the last is kept with the window read after it.
+FOCUS_READS = 3
+# How a user gives the client its token (said when it has none, or one the server refuses).
+TOKEN_HOW = ("put it in a file only you can read and pass --token-file FILE, or set MYRECALL_TOKEN in the "
+             "client's environment (not --token: a command line is visible to every account on this machine)")
+# What the client writes in its state dir (capture.private tightens these and nothing else there).
+STATE_FILES = ("paused", "rules.json", "spool", "spool/*")
 
 # Exit codes (README "Capture"): 0 also after SIGINT or SIGTERM
 EXIT_OK, EXIT_USAGE, EXIT_BAD_TOKEN, EXIT_NOT_MYRECALL, EXIT_DISPLAY_LOST = 0, 2, 3, 4, 5
@@ -45,6 +56,11 @@ def state_dir_default() -> Path:
 
 def pause_file(state_dir: Path) -> Path:
     return state_dir / "paused"
+
+
+def state_dir_private(state_dir: Path) -> Path:
+    """The state dir, created or tightened so that only its user can read it."""
+    return dir_private(state_dir, STATE_FILES)
 
 
 @dataclass
@@ -70,8 +86,7 @@ class Fatal(Exception):
 class Client:
     def __init__(self, config: Config):
         self.config = config
-        self.state_dir = Path(config.state_dir)
-        self.state_dir.mkdir(parents=True, exist_ok=True)
+        self.state_dir = state_dir_private(Path(config.state_dir))
         self.spool = Spool(self.state_dir / "spool", max_bytes=config.spool_bytes)
         self.server = Server(config.url, config.token)
         self.tab_server = Server(config.url, config.token)  # the capture thread's own connection
@@ -86,6 +101,8 @@ class Client:
         self._reports_taken = True  # False once the server said it has no route for reports (an older one)
         self.stopped_by: str | None = None  # the signal's name
         self._last_checksum: int | None = None
+        self._last_window: tuple[str, str] | None = None  # app and title of the frame last put in the spool
+        self._sending: Path | None = None  # the spooled frame the uploader is sending now
         self._last_excluded: str | None = None
         self._paused_said: bool | None = None
         self._down = False  # the server did not answer the last request
@@ -108,7 +125,7 @@ class Client:
             raise Fatal(
                 EXIT_BAD_TOKEN,
                 f"The server at {self.config.url} refused the token ({answer.detail}). Make one on the server with "
-                "`.venv/bin/python manage.py token_create <this machine>` and pass it with --token.",
+                f"`.venv/bin/python manage.py token_create <this machine>`; {TOKEN_HOW}.",
             )
         if answer.outcome is Outcome.NOT_MYRECALL:
             raise Fatal(
@@ -122,9 +139,7 @@ class Client:
         self._stop_if_fatal(answer)
         if body is not None:
             self.server_rules = PrivacyRules.from_json(body)
-            tmp = self._rules_file().with_suffix(".part")
-            tmp.write_text(json.dumps(body))
-            os.replace(tmp, self._rules_file())
+            file_write(self._rules_file(), json.dumps(body).encode())
         elif answer.outcome is Outcome.RETRY:
             self._unreachable(answer.detail)
 
@@ -171,8 +186,18 @@ class Client:
 
     # Capture ----------------------------------------------------------------------------------
 
+    def _not_captured(self, reason: str) -> str:
+        self.skipped_excluded += 1
+        if self._last_excluded != reason:
+            logger.info("not captured: %s", reason)
+        self._last_excluded = reason
+        self._last_checksum = None  # the next allowed screen is sent even if it looks the same
+        return "excluded"
+
     def capture_once(self, screen: Screen, focus: FocusReader) -> str:
-        """One tick: what it did ("sent to spool", "unchanged", "excluded", "paused")."""
+        """One tick: what it did ("sent to spool", "unchanged", "excluded", "paused"). The window is
+        read before and after the screenshot: when the focus or the title changed meanwhile (the
+        pixels may be the new window's), the new window is judged and taken again."""
         if reason := self.paused():
             focus.alive_check()  # nothing is read while paused, but a lost display still ends the client
             if self._paused_said != reason:
@@ -183,21 +208,24 @@ class Client:
             logger.info("capturing again")
             self._paused_said = None
         window = focus.focused()
-        if reason := self.excluded(window.app_name, window.title):
-            self.skipped_excluded += 1
-            if self._last_excluded != reason:
-                logger.info("not captured: %s", reason)
-            self._last_excluded = reason
-            self._last_checksum = None  # the next allowed screen is sent even if it looks the same
-            return "excluded"
+        for _ in range(FOCUS_READS):
+            if reason := self.excluded(window.app_name, window.title):
+                return self._not_captured(reason)
+            taken_ns = time.time_ns()
+            try:
+                shot = screen.grab()
+            except ScreenError:
+                focus.alive_check()  # mss reports a lost display as any error; the X connection says which
+                raise
+            after = focus.focused()
+            if after == window:
+                break
+            window = after
+        else:  # a title that keeps changing (a clock, a progress count): the last screenshot, if allowed
+            if reason := self.excluded(window.app_name, window.title):
+                return self._not_captured(reason)
         self._last_excluded = None
-        taken_ns = time.time_ns()
-        try:
-            shot = screen.grab()
-        except ScreenError:
-            focus.alive_check()  # mss reports a lost display as any error; the X connection says which
-            raise
-        if shot.checksum == self._last_checksum:
+        if shot.checksum == self._last_checksum and (window.app_name, window.title) == self._last_window:
             self.skipped_unchanged += 1
             return "unchanged"
         image = shot_png(shot)
@@ -212,6 +240,7 @@ class Client:
         }
         self.spool.put(image, meta)
         self._last_checksum = shot.checksum
+        self._last_window = (window.app_name, window.title)
         self.captured += 1
         self.wake.set()
         return "sent to spool"
@@ -233,7 +262,11 @@ class Client:
                     self.wake.wait(1.0)
                     self.wake.clear()
                     continue
-                answer = self.server.frame_post(item.path.read_bytes(), item.meta)
+                self._sending = item.path
+                try:
+                    answer = self.server.frame_post(item.path.read_bytes(), item.meta)
+                finally:
+                    self._sending = None
                 if answer.outcome is not Outcome.RETRY:
                     self._reachable()
                 if answer.outcome is Outcome.STORED:
@@ -272,10 +305,15 @@ class Client:
             "sent": sent,
             "unchanged": unchanged,
             "excluded": excluded,
-            "spooled": self.spool.count(),
+            "spooled": self.waiting(),
             "paused": self.paused() is not None,
             "client": CLIENT_NAME,
         }
+
+    def waiting(self) -> int:
+        """Frames in the spool that wait to be sent: the one being sent counts only while the server
+        does not answer (while it does, that frame is on its way, not waiting)."""
+        return self.spool.count(besides=None if self._down else self._sending)
 
     def report_line(self, report: dict) -> str:
         period = "minute" if self.config.report_s == 60 else f"{self.config.report_s:g} s"
@@ -343,16 +381,17 @@ class Client:
             next_tick = next_report = time.monotonic()
             next_report += self.config.report_s
             while not self.stopping.is_set():
-                try:
-                    self.capture_once(screen, focus)
-                except (OSError, ScreenError) as exc:
-                    logger.warning("capture failed: %s", exc)
+                # The report before this tick's screenshot: a frame taken a moment ago is not yet waiting.
                 if time.monotonic() >= next_report:
                     next_report += self.config.report_s
                     report = self.report_take()
                     logger.info("%s", self.report_line(report))
                     self._report_due = report  # sent by the uploader: a slow server never holds capture up
                     self.wake.set()
+                try:
+                    self.capture_once(screen, focus)
+                except (OSError, ScreenError) as exc:
+                    logger.warning("capture failed: %s", exc)
                 next_tick += self.config.interval_s
                 delay = next_tick - time.monotonic()
                 if delay < 0:  # fell behind (a suspended machine): start again from now
@@ -381,4 +420,4 @@ class Client:
         if path.exists():
             path.unlink(missing_ok=True)
         else:
-            path.touch()
+            file_touch(path)

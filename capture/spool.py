@@ -1,14 +1,16 @@
 """A bounded queue of frames on disk, in capture order: every frame is written here first and
 removed once the server has it, so nothing is lost while the server cannot be reached, and a
 restart of the client picks up where it was. When the queue is full the oldest frames go
-first (said in the log): the newest screens matter most."""
+first (said in the log): the newest screens matter most. Its folder and files are the user's
+alone (capture.private)."""
 
 import json
 import logging
-import os
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
+
+from capture.private import dir_private, file_write
 
 logger = logging.getLogger(__name__)
 
@@ -28,8 +30,7 @@ class Item:
 
 class Spool:
     def __init__(self, directory: Path, *, max_bytes: int):
-        self.dir = Path(directory)
-        self.dir.mkdir(parents=True, exist_ok=True)
+        self.dir = dir_private(Path(directory))
         self.max_bytes = max_bytes
         self.dropped = 0
         for leftover in self.dir.glob("*.part"):  # a write cut short by a crash
@@ -42,11 +43,8 @@ class Spool:
     def put(self, image: bytes, meta: dict) -> Item:
         name = f"{meta['timestamp_ns']:020d}-{uuid.uuid4().hex[:8]}"
         path = self.dir / f"{name}.png"
-        for target, data in ((path.with_suffix(".json"), json.dumps(meta).encode()), (path, image)):
-            tmp = target.with_name(target.name + ".part")
-            with open(tmp, "wb") as fh:
-                fh.write(data)
-            os.replace(tmp, target)  # the image last: an image in the spool always has its metadata
+        file_write(path.with_suffix(".json"), json.dumps(meta).encode())
+        file_write(path, image)  # the image last: an image in the spool always has its metadata
         self._trim()
         return Item(path=path, meta=meta)
 
@@ -75,8 +73,9 @@ class Spool:
         item.path.unlink(missing_ok=True)
         item.path.with_suffix(".json").unlink(missing_ok=True)
 
-    def count(self) -> int:
-        return len(self._names())
+    def count(self, *, besides: Path | None = None) -> int:
+        """How many frames the spool holds (but `besides`, when it is one of them)."""
+        return sum(1 for path in self._names() if path != besides)
 
     def bytes(self) -> int:
         return sum(path.stat().st_size for path in self._names() if path.exists())

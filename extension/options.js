@@ -57,6 +57,13 @@ async function save(event) {
   return true;
 }
 
+// What the test's first report sent, by the state of the active tab it reported.
+const FIRST_REPORT = {
+  page: "a first report was sent with the active tab's address and title",
+  excluded: "a first report was sent: the active tab is a page your privacy rules exclude, so without its address or title",
+  private: "a first report was sent: the active tab is in a private window, so without its address or title",
+};
+
 async function test() {
   show(true, "Testing…");
   const { url, token } = await api.storage.local.get(["url", "token"]);
@@ -78,7 +85,7 @@ async function test() {
   const answer = await api.runtime.sendMessage({ type: "myrecall-report-now" });
   if (answer && answer.ok) {
     const rules = body.excluded_urls.length;
-    return show(true, `Connected to MyRecall at ${url}: the active tab was reported (${answer.state}). ${rules} excluded URL pattern(s) apply.`);
+    return show(true, `Connected to MyRecall at ${url}: ${FIRST_REPORT[answer.state] || "a first report was sent"}. ${rules} excluded URL pattern(s) apply.`);
   }
   if (answer && answer.code === 403) return show(false, "The token is read-only: it may read but not send reports. Make one without --read-only: `manage.py token_create NAME`.");
   return show(false, `The report was not received: ${(answer && answer.message) || "no answer from the extension"}.`);

@@ -120,7 +120,7 @@ def frame_ingest(
     """Store one screenshot and queue its OCR.
 
     Idempotent on (device_name, client_frame_id); a near-duplicate of the device's
-    previous frame is not stored. The image file and the row land together or not at all.
+    previous frame, with the same app and window title, is not stored. The image file and the row land together or not at all.
     A live frame's OCR goes ahead of the backlog; an imported one (a folder import or the
     watched folder) or one taken over LIVE_MAX_AGE_S ago (a resend) waits its turn in it.
 
@@ -148,7 +148,7 @@ def frame_ingest(
 
     image = image_decode(image_bytes)
     phash = image_hash(image)
-    if settings.DEDUP_MAX_DISTANCE >= 0 and (previous := _previous_signature(device_name, ts)):
+    if settings.DEDUP_MAX_DISTANCE >= 0 and (previous := _previous_signature(device_name, ts, app_name, window_name)):
         distance = hash_distance(previous[1], phash)
         if distance <= settings.DEDUP_MAX_DISTANCE:
             return IngestResult(status="duplicate", frame_id=None, duplicate_of=previous[0], distance=distance)
@@ -214,19 +214,20 @@ def frame_ingest(
 SIGNATURE_KEEP_S = 3600.0
 
 
-def _previous_signature(device_name: str, ts: datetime) -> tuple[int, bytes] | None:
+def _previous_signature(device_name: str, ts: datetime, app_name: str, window_name: str) -> tuple[int, bytes] | None:
     """The device's frame just before ts (the latest at or before it, then by id) and its signature:
     the one kept for its recent frames, or, for an older frame (one that arrives out of order
-    compares with it), made again from its stored image."""
+    compares with it), made again from its stored image. None when that frame shows another app or
+    window title: a new title on the same pixels (a browser's next page) is a new moment, kept."""
     previous = (
         Frame.objects.filter(device_name=device_name, timestamp__lte=ts)
         .order_by("-timestamp", "-id")
-        .values_list("id", "image_path")
+        .values_list("id", "image_path", "app_name", "window_name")
         .first()
     )
-    if previous is None:
+    if previous is None or previous[2:] != (app_name or "", window_name or ""):
         return None
-    frame_id, image_path = previous
+    frame_id, image_path, _, _ = previous
     kept = FrameSignature.objects.filter(frame_id=frame_id).values_list("phash", flat=True).first()
     if kept is not None:
         return frame_id, bytes(kept)

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Records this Linux (X11) desktop into a MyRecall server: sets up capture/.venv with the client's
 # own short list of packages (not the server's), then runs `python -m capture` with your arguments.
-#   bash scripts/capture.sh --url http://127.0.0.1:8000 --token TOKEN
+# The token comes from a file only you can read, or MYRECALL_TOKEN, never the command line (`ps`
+# shows a command line to every account on the machine):
+#   bash scripts/capture.sh --url http://127.0.0.1:8000 --token-file ~/.myrecall-token
 #   bash scripts/capture.sh pause | resume | status
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -4,13 +4,14 @@ window's app and title; the spool while the server is down; exclusions; pause; b
 the periodic report line; how SIGINT, SIGTERM and a lost display end it."""
 
 import json
+import os
 import re
 import signal
 import subprocess
 import sys
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, HTTPServer
+from http.server import BaseHTTPRequestHandler, HTTPServer, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -29,16 +30,24 @@ def server(tmp_path_factory):
 
 
 class Client:
-    def __init__(self, desktop, state: Path, *, url: str, token: str, args=(), sigint_ignored=False):
+    """`python -m capture` on the desktop, given its token as the README says (MYRECALL_TOKEN, never
+    on its command line), started with `umask` when one is given."""
+
+    def __init__(self, desktop, state: Path, *, url: str, token: str, args=(), sigint_ignored=False, umask: int | None = None):
         self.state = state
         self.log = state.parent / f"{state.name}.log"
         self.log_start = self.log.stat().st_size if self.log.exists() else 0  # a restart appends to the log
+
+        def before_exec():
+            if sigint_ignored:  # as a shell starts a background job (`... &`): SIGINT ignored, inherited through exec
+                signal.signal(signal.SIGINT, signal.SIG_IGN)
+            if umask is not None:
+                os.umask(umask)
+
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "capture", "--url", url, "--token", token, "--interval", "1",
-             "--state-dir", str(state), "--device", "desk", *args],
-            cwd=REPO, env=desktop.env, stdout=open(self.log, "a"), stderr=subprocess.STDOUT,
-            # As a shell starts a background job (`... &`): SIGINT ignored, inherited through exec.
-            preexec_fn=(lambda: signal.signal(signal.SIGINT, signal.SIG_IGN)) if sigint_ignored else None,
+            [sys.executable, "-m", "capture", "--url", url, "--interval", "1", "--state-dir", str(state), "--device", "desk", *args],
+            cwd=REPO, env={**desktop.env, "MYRECALL_TOKEN": token}, stdout=open(self.log, "a"), stderr=subprocess.STDOUT,
+            preexec_fn=before_exec,
         )
 
     def output(self) -> str:
@@ -288,21 +297,11 @@ def test_each_report_is_sent_to_the_server_also_when_no_frame_is_and_the_status_
         assert client.stop() == 0
 
 
-class OlderServer(BaseHTTPRequestHandler):
-    """A MyRecall from before capture reports: privacy rules and frames, no report route."""
+NO_RULES = {"excluded_apps": [], "excluded_windows": [], "excluded_urls": [], "redact_secrets": False, "capture_paused": False}
 
-    reports_asked = 0
 
-    def do_GET(self):
-        self._answer(200, {"excluded_apps": [], "excluded_windows": [], "excluded_urls": [], "redact_secrets": False, "capture_paused": False})
-
-    def do_POST(self):
-        self.rfile.read(int(self.headers["Content-Length"]))
-        if self.path == "/api/v1/capture/report":
-            OlderServer.reports_asked += 1
-            self._answer(404, {"detail": "Not Found"})
-        else:
-            self._answer(201, {"frame_id": 1, "status": "created"})
+class JSONHandler(BaseHTTPRequestHandler):
+    """A small stand-in for a server: answers JSON, logs nothing."""
 
     def _answer(self, status: int, body: dict):
         data = json.dumps(body).encode()
@@ -314,6 +313,23 @@ class OlderServer(BaseHTTPRequestHandler):
 
     def log_message(self, *args):
         pass
+
+
+class OlderServer(JSONHandler):
+    """A MyRecall from before capture reports: privacy rules and frames, no report route."""
+
+    reports_asked = 0
+
+    def do_GET(self):
+        self._answer(200, NO_RULES)
+
+    def do_POST(self):
+        self.rfile.read(int(self.headers["Content-Length"]))
+        if self.path == "/api/v1/capture/report":
+            OlderServer.reports_asked += 1
+            self._answer(404, {"detail": "Not Found"})
+        else:
+            self._answer(201, {"frame_id": 1, "status": "created"})
 
 
 def test_a_server_without_the_report_route_gets_frames_as_before_and_is_asked_once(desktop, tmp_path):
@@ -361,3 +377,121 @@ def test_a_lost_display_ends_the_client_with_one_line_and_exit_code_5(desktop, t
     assert code == 5 and len(after) == 1 and kept >= 1, client.output()
     assert f"the X display {desktop.display} went away" in after[0]
     assert f"{kept} frame(s) kept in the spool" in after[0] and "(exit code 5)" in after[0]
+
+
+def test_without_an_address_it_says_it_sends_to_the_local_server_before_it_asks_for_a_token(desktop, tmp_path):
+    started = run_client(desktop, tmp_path)
+    said = started.stderr
+    assert started.returncode == 2 and "no --url (nor MYRECALL_URL): sending to http://127.0.0.1:8000" in said, said
+    assert said.index("no --url") < said.index("no token for http://127.0.0.1:8000")
+    assert "--token-file" in said and "MYRECALL_TOKEN" in said
+
+
+def test_the_token_comes_from_a_file_made_the_users_alone_and_a_token_on_the_command_line_is_warned_about(desktop, server, tmp_path):
+    token_file = tmp_path / "token"
+    token_file.write_text(server.token + "\n")
+    token_file.chmod(0o644)
+    desktop.show("Tokenword meadow", title="Token — Memowin")
+    # The file's token is the one used: the refused one in the environment would stop the client.
+    client = Client(desktop, tmp_path / "state", url=server.url, token="refused", args=["--token-file", str(token_file)])
+    try:
+        wait_for(lambda: "capturing monitor" in client.output(), timeout_s=60)
+        assert found(server, "Tokenword"), client.output()
+    finally:
+        assert client.stop() == 0
+    assert oct(token_file.stat().st_mode & 0o777) == "0o600"
+    assert f"the token file {token_file} could be read by other accounts on this machine: made it yours alone" in client.output()
+    missing = run_client(desktop, tmp_path, "--url", server.url, "--token-file", str(tmp_path / "nowhere"))
+    assert missing.returncode == 2 and "cannot read the token file" in missing.stderr
+    on_command_line = run_client(desktop, tmp_path, "--url", server.url, "--token", "wrong")
+    assert "a token given with --token can be read by every account on this machine" in on_command_line.stderr
+
+
+def test_the_readme_and_the_script_give_the_token_without_putting_it_on_a_command_line():
+    readme = (REPO / "README.md").read_text()
+    section = readme[readme.index("## Capture: record your screen"):readme.index("### Page addresses")]
+    commands = "\n".join(re.findall(r"^```sh\n(.*?)^```", section, re.M | re.S))
+    assert "bash scripts/capture.sh" in commands and "--token-file" in commands, commands
+    assert not re.search(r"--token\s", commands), commands
+    assert "MYRECALL_TOKEN" in section and "`ps`" in section
+    script = (REPO / "scripts" / "capture.sh").read_text()
+    assert "--token-file" in script and not re.search(r"--token\s", script)
+
+
+class HeldFrames(JSONHandler):
+    """A MyRecall that takes its time over a frame: it answers once the test lets it."""
+
+    arrived = threading.Event()
+    release = threading.Event()
+
+    def do_GET(self):
+        self._answer(200, NO_RULES)
+
+    def do_POST(self):
+        self.rfile.read(int(self.headers["Content-Length"]))
+        if self.path == "/api/v1/frames":
+            HeldFrames.arrived.set()
+            HeldFrames.release.wait(120)
+            self._answer(201, {"frame_id": 1, "status": "created"})
+        else:
+            self._answer(200, {"device_name": "desk"})
+
+
+def test_a_frame_on_its_way_to_the_server_is_not_reported_as_waiting(desktop, tmp_path):
+    held = ThreadingHTTPServer(("127.0.0.1", 0), HeldFrames)
+    threading.Thread(target=held.serve_forever, daemon=True).start()
+    desktop.show("Heldword quay", title="Held — Memowin")
+    client = Client(desktop, tmp_path / "state", url=f"http://127.0.0.1:{held.server_port}", token="any", args=["--report-every", "1"])
+    try:
+        assert HeldFrames.arrived.wait(60), client.output()
+        seen = len(client.reports())
+        while_sent = client.reports_wait(seen + 2)[seen:]  # the frame is in the spool, and on its way
+        assert len(list((tmp_path / "state" / "spool").glob("*.png"))) == 1
+        assert [r["spooled"] for r in while_sent] == [0] * len(while_sent), client.output()
+    finally:
+        HeldFrames.release.set()
+        code = client.stop()
+        held.shutdown()
+    assert code == 0
+
+
+def modes(folder: Path) -> dict[str, str]:
+    return {str(path.relative_to(folder.parent)): oct(path.stat().st_mode & 0o777) for path in [folder, *sorted(folder.rglob("*"))]}
+
+
+def test_everything_the_client_writes_is_its_users_alone_also_in_a_state_dir_left_open(desktop, server, tmp_path):
+    state = tmp_path / "state"
+    spool = state / "spool"
+    spool.mkdir(parents=True)
+    # As an older client left them: folders 0755, files 0644 (screenshots, window titles, rules).
+    taken_ns = time.time_ns()
+    older = spool / f"{taken_ns:020d}-older.png"
+    older.with_suffix(".json").write_text(json.dumps({
+        "timestamp_ns": taken_ns, "app_name": APP, "window_name": "Older — Memowin", "browser_url": "", "focused": True,
+        "device_name": "desk", "client_frame_id": f"desk-{taken_ns}",
+    }))
+    older.write_bytes(render_text_image(["Olderspool harbour"]))
+    (state / "rules.json").write_text("{}")
+    for path in [state, *state.rglob("*")]:
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    desktop.show("Privateword lantern", title="Private — Memowin")
+    # No server yet: what it captures waits in the spool.
+    client = Client(desktop, state, url=f"http://127.0.0.1:{port_pick()}", token="placeholder", args=["--report-every", "1"], umask=0o022)
+    try:
+        assert client.reports_wait(1)[-1]["spooled"] >= 2, client.output()
+    finally:
+        assert client.stop() == 0
+    assert set(modes(state).values()) == {"0o700", "0o600"} and modes(state)["state"] == "0o700", modes(state)
+    assert modes(state)["state/spool"] == "0o700" and len(list(spool.glob("*.png"))) >= 2
+    assert client.output().count("could be read by other accounts on this machine: made them yours alone") == 1, client.output()
+    # The server answers: the spool is sent, the rules it reads are written anew; said no more.
+    client = Client(desktop, state, url=server.url, token=server.token, umask=0o022)
+    try:
+        wait_for(lambda: not list(spool.glob("*.png")) and "excluded_apps" in (state / "rules.json").read_text(), timeout_s=60)
+    finally:
+        assert client.stop() == 0
+    assert "could be read by other accounts" not in client.output()
+    paused = subprocess.run([sys.executable, "-m", "capture", "pause", "--state-dir", str(state)], cwd=REPO,
+                            preexec_fn=lambda: os.umask(0o022), check=True)
+    assert paused.returncode == 0
+    assert set(modes(state).values()) == {"0o700", "0o600"} and "state/paused" in modes(state), modes(state)

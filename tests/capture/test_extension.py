@@ -65,7 +65,15 @@ def test_the_options_page_says_what_is_wrong_and_then_that_it_is_connected(setup
     read_only = server.manage("token_create", "reader", "--read-only").strip().splitlines()[-1]
     assert "read-only" in browser.options(url=server.url, token=read_only)
     said = browser.options(url=server.url, token=server.token)
-    assert said.startswith(f"Connected to MyRecall at {server.url}"), said
+    # It says in words what its first report sent (it said "reported (page)").
+    assert said.startswith(f"Connected to MyRecall at {server.url}: a first report was sent with the active tab's address and title."), said
+    # The options page is the active tab: excluded, it is reported without its address or title, and said so.
+    assert server.session.put(f"{server.url}/api/v1/privacy", json={**RULES, "excluded_urls": ["chrome-extension://*"]}, timeout=30).status_code == 200
+    try:
+        said = browser.options(url=server.url, token=server.token)
+    finally:
+        server.session.put(f"{server.url}/api/v1/privacy", json=RULES, timeout=30)
+    assert "a first report was sent: the active tab is a page your privacy rules exclude, so without its address or title" in said, said
 
 
 def test_a_captured_browser_frame_has_its_pages_url_and_an_excluded_page_is_never_stored(setup, server, tmp_path):
