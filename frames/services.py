@@ -120,7 +120,8 @@ def frame_ingest(
     """Store one screenshot and queue its OCR.
 
     Idempotent on (device_name, client_frame_id); a near-duplicate of the device's
-    previous frame, with the same app and window title, is not stored. The image file and the row land together or not at all.
+    previous frame, with the same app and window title, is not stored. The image file and the
+    row land together or not at all.
     A live frame's OCR goes ahead of the backlog; an imported one (a folder import or the
     watched folder) or one taken over LIVE_MAX_AGE_S ago (a resend) waits its turn in it.
 

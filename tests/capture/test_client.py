@@ -11,7 +11,7 @@ import subprocess
 import sys
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, HTTPServer, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -206,6 +206,13 @@ def test_excluded_windows_never_leave_the_desktop_and_pause_stops_capture(deskto
         server.session.put(f"{server.url}/api/v1/privacy", json=rules, timeout=30)
 
 
+def stand_in(handler) -> ThreadingHTTPServer:
+    """A small server of the handler's, on a free port, serving in the background until shut down."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
 class NotMyRecall(BaseHTTPRequestHandler):
     def do_GET(self):
         self.send_response(404)
@@ -225,8 +232,7 @@ def run_client(desktop, tmp_path, *args) -> subprocess.CompletedProcess:
 def test_a_bad_token_or_address_stops_with_a_clear_message_and_exit_code(desktop, server, tmp_path):
     bad_token = run_client(desktop, tmp_path, "--url", server.url, "--token", "wrong")
     assert bad_token.returncode == 3 and "refused the token" in bad_token.stderr and "token_create" in bad_token.stderr
-    other = HTTPServer(("127.0.0.1", 0), NotMyRecall)
-    threading.Thread(target=other.serve_forever, daemon=True).start()
+    other = stand_in(NotMyRecall)
     try:
         not_ours = run_client(desktop, tmp_path, "--url", f"http://127.0.0.1:{other.server_port}", "--token", server.token)
     finally:
@@ -333,8 +339,7 @@ class OlderServer(JSONHandler):
 
 
 def test_a_server_without_the_report_route_gets_frames_as_before_and_is_asked_once(desktop, tmp_path):
-    older = HTTPServer(("127.0.0.1", 0), OlderServer)
-    threading.Thread(target=older.serve_forever, daemon=True).start()
+    older = stand_in(OlderServer)
     desktop.show("Olderword quay", title="Older — Memowin")
     client = Client(desktop, tmp_path / "state", url=f"http://127.0.0.1:{older.server_port}", token="any", args=["--report-every", "1"])
     try:
@@ -438,8 +443,7 @@ class HeldFrames(JSONHandler):
 
 
 def test_a_frame_on_its_way_to_the_server_is_not_reported_as_waiting(desktop, tmp_path):
-    held = ThreadingHTTPServer(("127.0.0.1", 0), HeldFrames)
-    threading.Thread(target=held.serve_forever, daemon=True).start()
+    held = stand_in(HeldFrames)
     desktop.show("Heldword quay", title="Held — Memowin")
     client = Client(desktop, tmp_path / "state", url=f"http://127.0.0.1:{held.server_port}", token="any", args=["--report-every", "1"])
     try:
