@@ -15,9 +15,10 @@ operation is written once and offered everywhere:
 - the Pi agent's skill (skills/myrecall-search/SKILL.md, written by `manage.py skill_write`):
   the tools with a path, as the curl calls Pi makes.
 
-Times: a parameter marked `INSTANT` is epoch seconds in the REST API (its strict contract); for
-assistants it is also ISO 8601 ("2026-11-26T14:00", local time when it names no offset),
-"now" or "2h ago" (`myrecall.timezones.instant_parse`)."""
+Times: a parameter marked `INSTANT` is epoch seconds, or ISO 8601 ("2026-11-26T14:00", local
+time when it names no offset), "now", "today", "yesterday" or "2h ago"
+(`myrecall.timezones.instant_parse`), in the REST API as for assistants; the OpenAPI schema
+says epoch seconds, the form every client can send."""
 
 import difflib
 import inspect
@@ -29,22 +30,46 @@ from zoneinfo import ZoneInfo
 
 from django.http import HttpRequest
 from ninja import Path, Router, Schema
-from pydantic import AfterValidator, Field, ValidationError
+from pydantic import AfterValidator, BeforeValidator, Field, ValidationError, ValidationInfo
 
 from myrecall.errors import ApplicationError
-from myrecall.inputs import InputSchema, StrictQuery, errors_explained
+from myrecall.inputs import InputSchema, NoQuery, StrictQuery, errors_explained
 from myrecall.schemas import responses
-from myrecall.timezones import instant_parse, machine_timezone, request_timezone, zone_names
+from myrecall.timezones import instant_parse, machine_timezone, request_timezone, timezone_parse, zone_names
 
 
-class _Instant:
-    """Field metadata: this parameter is a point in time (see the module's note)."""
+def _instant_read(value: Any, info: ValidationInfo) -> Any:
+    """A time given as text in a REST query: epoch seconds as they are, else any of
+    instant_parse's forms, local times in the timezone the request names (its `timezone`
+    parameter, else the browser's tz cookie, else this machine's)."""
+    if not isinstance(value, str):
+        return value
+    try:
+        return float(value)
+    except ValueError:
+        pass
+    request = (info.context or {}).get("request")
+    zone_name = request.GET.get("timezone") if request is not None else None
+    zone = timezone_parse(zone_name) if zone_name else None
+    if zone is None and request is not None and (request.GET.get("tz") or request.COOKIES.get("tz")):
+        zone = request_timezone(request)
+    name = info.field_name or "time"
+    try:
+        return instant_parse(value, zone=zone or machine_timezone(), name=name)
+    except ApplicationError as exc:
+        raise ValueError(exc.message.removeprefix(f"{name} is ").removeprefix(f"{name} ")) from None
+
+
+@dataclass(frozen=True)
+class _Instant(BeforeValidator):
+    """Field metadata: this parameter is a point in time (see the module's note); as text it is
+    read with instant_parse."""
 
     def __repr__(self) -> str:
         return "INSTANT"
 
 
-INSTANT = _Instant()
+INSTANT = _Instant(_instant_read)
 
 
 def _zone_known(value: str | None) -> str | None:
@@ -67,7 +92,7 @@ TimezoneName = Annotated[
     AfterValidator(_zone_known),
 ]
 LONG_ENUM = 30  # an assistant is told the kind of value rather than hundreds of choices (timezones)
-INSTANT_FORMS = "ISO 8601 (local time when no offset is given), epoch seconds, 'now' or relative ('2h ago', '3d ago')"
+INSTANT_FORMS = "ISO 8601 (local time when no offset is given), epoch seconds, 'now', 'today', 'yesterday' or relative ('2h ago', '3d ago')"
 
 
 @dataclass(frozen=True)
@@ -154,7 +179,7 @@ def route_add(router: Router, tool: Tool) -> None:
         raise ValueError(f"tool {tool.name!r} has no REST route")
 
     def endpoint(request: HttpRequest, params=None, **ids):
-        params = tool.params() if params is None else params
+        params = params if tool.params.model_fields else tool.params()
         return tool.run(params, request_context(request, getattr(params, "timezone", None)), **ids)
 
     parameters = [inspect.Parameter("request", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=HttpRequest)]
@@ -162,8 +187,14 @@ def route_add(router: Router, tool: Tool) -> None:
         inspect.Parameter(pid.name, inspect.Parameter.KEYWORD_ONLY, annotation=Annotated[int, Path(..., description=pid.description)])
         for pid in tool.path_ids
     ]
-    if tool.params.model_fields:  # an operation without parameters reads no query
-        parameters.append(inspect.Parameter("params", inspect.Parameter.KEYWORD_ONLY, annotation=StrictQuery[tool.params]))
+    parameters.append(
+        inspect.Parameter(
+            "params",
+            inspect.Parameter.KEYWORD_ONLY,
+            # An operation without parameters refuses any given, as the others refuse unknown ones.
+            annotation=StrictQuery[tool.params] if tool.params.model_fields else NoQuery,
+        )
+    )
     endpoint.__signature__ = inspect.Signature(parameters)
     endpoint.__name__ = endpoint.__qualname__ = tool.name
     endpoint.__doc__ = tool.description

@@ -255,11 +255,24 @@ def test_a_message_ending_in_a_full_stop_gets_no_second_one(api, stored):
     assert not body["message"].endswith("..")
 
 
-def test_a_time_that_is_not_epoch_seconds_says_what_the_api_takes(api, stored):
-    resp = api.get("/api/v1/search", {"q": "screen", "start_time": "yesterday"})
+def test_the_rest_api_takes_times_as_the_mcp_tools_do(api, stored):
+    now = stored["now"]
+    for start in ("yesterday", "2h ago", "today", str(now - 3600), "2000-01-01T00:00:00Z"):
+        resp = api.get("/api/v1/search", {"q": "screen", "start_time": start, "end_time": "now"})
+        assert resp.status_code == 200, (start, resp.content)
+        assert len(resp.json()["data"]) == 3, start
+    # A local time is read in the timezone the request names.
+    local = api.get("/api/v1/search", {"q": "screen", "start_time": "2000-01-01T00:00", "timezone": "Asia/Shanghai"})
+    assert local.status_code == 200 and len(local.json()["data"]) == 3
+
+
+def test_a_time_that_is_not_a_time_says_what_the_api_takes(api, stored):
+    resp = api.get("/api/v1/search", {"q": "screen", "start_time": "last tuesday"})
     body = resp.json()
     assert resp.status_code == 400
-    assert "start_time" in body["message"] and "epoch seconds" in body["message"], body["message"]
+    message = body["message"]
+    assert message.startswith("Invalid input: start_time: not a time") and "epoch seconds" in message and "16h ago" in message, message
+    assert body["extra"]["errors"][0]["field"] == "start_time"
 
 
 def test_token_create_says_whether_the_token_is_read_only(db, capsys):
