@@ -86,9 +86,9 @@ def main() -> None:
     print(f"Xvfb {desktop.display} 1920x1080, a Tk window ({APP}) filling it; starting the server...", flush=True)
     server = LiveServer(work / "data")
     client = subprocess.Popen(
-        [sys.executable, "-m", "capture", "--url", server.url, "--token", server.token, "--interval", str(args.interval),
+        [sys.executable, "-m", "capture", "--url", server.url, "--interval", str(args.interval),
          "--state-dir", str(work / "state"), "--device", "bench"],
-        cwd=REPO, env=desktop.env, stdout=open(work / "client.log", "w"), stderr=subprocess.STDOUT,
+        cwd=REPO, env={**desktop.env, "MYRECALL_TOKEN": server.token}, stdout=open(work / "client.log", "w"), stderr=subprocess.STDOUT,
     )
     try:
         time.sleep(3)  # the client starts: imports, first rules read
