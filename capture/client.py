@@ -1,7 +1,8 @@
 """The capture loop: every interval, unless paused or the focused window is excluded, a
 screenshot of the monitor with the focused window's app and title goes into the spool when a
-pixel changed since the last one, or the app or the window title did (a new page in a browser
-whose pixels look the same is a new moment, stored with its own title); an uploader thread sends
+pixel changed since the last one, or the app, the window title or the page address the browser's
+extension reported did (a new page in a browser whose pixels look the same is a new moment,
+stored with its own title and address); an uploader thread sends
 the spool to the server in capture order, reads the server's privacy rules every RULES_REFRESH_S,
 and sends the report of each report period (so the server knows the client runs while it sends
 no frame). Its state dir and everything in it are the user's alone (capture.private).
@@ -101,7 +102,8 @@ class Client:
         self._reports_taken = True  # False once the server said it has no route for reports (an older one)
         self.stopped_by: str | None = None  # the signal's name
         self._last_checksum: int | None = None
-        self._last_window: tuple[str, str] | None = None  # app and title of the frame last put in the spool
+        self._last_window: tuple[str, str, str] | None = None  # app, title and page address of the frame last put in the spool
+        self._tab_url = ""  # the address of the browser tab the window last judged shows, when the server knows it
         self._sending: Path | None = None  # the spooled frame the uploader is sending now
         self._last_excluded: str | None = None
         self._paused_said: bool | None = None
@@ -162,6 +164,7 @@ class Client:
         return None
 
     def excluded(self, app_name: str, title: str) -> str | None:
+        self._tab_url = ""
         for rules in (self.config.local_rules, self.server_rules):
             if found := exclusion_find(rules, app_name=app_name, window_name=title):
                 return found.reason
@@ -182,6 +185,7 @@ class Client:
             return None
         if state.get("excluded"):
             return f"the active tab of {browser.names[0]} is a page the privacy rules exclude"
+        self._tab_url = str(state.get("browser_url") or "")
         return None
 
     # Capture ----------------------------------------------------------------------------------
@@ -225,7 +229,9 @@ class Client:
             if reason := self.excluded(window.app_name, window.title):
                 return self._not_captured(reason)
         self._last_excluded = None
-        if shot.checksum == self._last_checksum and (window.app_name, window.title) == self._last_window:
+        # A new app, title or page address is a new moment, whatever the pixels.
+        moment = (window.app_name, window.title, self._tab_url)
+        if shot.checksum == self._last_checksum and moment == self._last_window:
             self.skipped_unchanged += 1
             return "unchanged"
         image = shot_png(shot)
@@ -233,14 +239,15 @@ class Client:
             "timestamp_ns": taken_ns,
             "app_name": window.app_name,
             "window_name": window.title,
-            "browser_url": "",  # not readable reliably from X11 (README)
+            # Not readable from X11: the address the browser's extension reported for this tab, if any.
+            "browser_url": self._tab_url,
             "focused": True if window.app_name else None,
             "device_name": self.config.device_name,
             "client_frame_id": f"{self.config.device_name}-{taken_ns}",
         }
         self.spool.put(image, meta)
         self._last_checksum = shot.checksum
-        self._last_window = (window.app_name, window.title)
+        self._last_window = moment
         self.captured += 1
         self.wake.set()
         return "sent to spool"

@@ -114,7 +114,7 @@ class Server:
 
     def browser_tab_get(self, *, app_name: str, window_name: str, at: float) -> dict | None:
         """What the server knows of the browser window's active tab at `at` (GET /api/v1/browser/tab:
-        browser, extension_seen, excluded); None when it cannot say (not reachable, an older server)."""
+        browser, extension_seen, excluded, browser_url); None when it cannot say (not reachable, an older server)."""
         try:
             response = self.session.get(
                 f"{self.base_url}/api/v1/browser/tab",

@@ -183,4 +183,4 @@ def browser_tab_state(request: HttpRequest, params: StrictQuery[BrowserTabStateI
     exclude, at `at` (now by default)."""
     at = _utc(params.at) if params.at is not None else datetime.now(tz=dt_timezone.utc)
     tab = selectors.browser_tab_at(app_name=params.app_name, window_name=params.window_name, at=at)
-    return {"browser": tab.browser, "extension_seen": tab.extension_seen, "excluded": tab.excluded}
+    return {"browser": tab.browser, "extension_seen": tab.extension_seen, "excluded": tab.excluded, "browser_url": tab.browser_url}

@@ -250,3 +250,6 @@ class BrowserTabStateOut(Schema):
     browser: str | None = Field(description="The app's browser key; null when the app is not a browser MyRecall knows.")
     extension_seen: bool = Field(description="The browser's extension reported in the last two minutes.")
     excluded: bool = Field(description="The browser's active tab is a page the privacy rules exclude: take no screenshot of it.")
+    browser_url: str = Field(
+        "", description="The active tab's address, when the window title shows that tab (a new address is a new moment to capture); else empty."
+    )

@@ -149,7 +149,7 @@ def frame_ingest(
 
     image = image_decode(image_bytes)
     phash = image_hash(image)
-    if settings.DEDUP_MAX_DISTANCE >= 0 and (previous := _previous_signature(device_name, ts, app_name, window_name)):
+    if settings.DEDUP_MAX_DISTANCE >= 0 and (previous := _previous_signature(device_name, ts, app_name, window_name, browser_url)):
         distance = hash_distance(previous[1], phash)
         if distance <= settings.DEDUP_MAX_DISTANCE:
             return IngestResult(status="duplicate", frame_id=None, duplicate_of=previous[0], distance=distance)
@@ -215,20 +215,23 @@ def frame_ingest(
 SIGNATURE_KEEP_S = 3600.0
 
 
-def _previous_signature(device_name: str, ts: datetime, app_name: str, window_name: str) -> tuple[int, bytes] | None:
+def _previous_signature(device_name: str, ts: datetime, app_name: str, window_name: str, browser_url: str = "") -> tuple[int, bytes] | None:
     """The device's frame just before ts (the latest at or before it, then by id) and its signature:
     the one kept for its recent frames, or, for an older frame (one that arrives out of order
-    compares with it), made again from its stored image. None when that frame shows another app or
-    window title: a new title on the same pixels (a browser's next page) is a new moment, kept."""
+    compares with it), made again from its stored image. None when that frame shows another app,
+    window title or (when the new frame names one) page address: a new title or address on the
+    same pixels (a browser's next page) is a new moment, kept."""
     previous = (
         Frame.objects.filter(device_name=device_name, timestamp__lte=ts)
         .order_by("-timestamp", "-id")
-        .values_list("id", "image_path", "app_name", "window_name")
+        .values_list("id", "image_path", "app_name", "window_name", "browser_url")
         .first()
     )
-    if previous is None or previous[2:] != (app_name or "", window_name or ""):
+    if previous is None or previous[2:4] != (app_name or "", window_name or ""):
         return None
-    frame_id, image_path, _, _ = previous
+    if browser_url and previous[4] != browser_url:
+        return None
+    frame_id, image_path = previous[:2]
     kept = FrameSignature.objects.filter(frame_id=frame_id).values_list("phash", flat=True).first()
     if kept is not None:
         return frame_id, bytes(kept)

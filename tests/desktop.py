@@ -11,7 +11,7 @@ from tests.server import REPO
 
 
 class Desktop:
-    def __init__(self, tmp: Path, *, size=(1280, 800)):
+    def __init__(self, tmp: Path, *, size=(1280, 800), window_class: str = "memowin"):
         # Xvfb picks a free display itself and writes its number when it accepts connections: two
         # test processes at once (pytest -n 2) never race for the same one.
         read_end, write_end = os.pipe()
@@ -28,6 +28,7 @@ class Desktop:
         self.display = f":{number}"
         self.env = {**os.environ, "DISPLAY": self.display}
         self.state = tmp / "window.json"
+        self.window_class = window_class  # its WM_CLASS class is this, capitalised: the frame's app
         self.window = None
 
     def show(self, *lines: str, title: str, width=1000, height=500) -> None:
@@ -36,7 +37,9 @@ class Desktop:
         tmp.write_text(json.dumps({"lines": list(lines), "title": title, "width": width, "height": height}))
         os.replace(tmp, self.state)
         if self.window is None:
-            self.window = subprocess.Popen([sys.executable, str(REPO / "tests" / "capture" / "window.py"), str(self.state)], env=self.env)
+            self.window = subprocess.Popen(
+                [sys.executable, str(REPO / "tests" / "capture" / "window.py"), str(self.state), self.window_class], env=self.env
+            )
 
     def xdotool(self, *args: str) -> str:
         return subprocess.run(["xdotool", *args], env=self.env, capture_output=True, text=True, timeout=10).stdout

@@ -3,7 +3,10 @@ is stored with that title even when the pixels look the same, through a live ser
 default near-duplicate skipping; a title that changes while a screenshot is taken is read again,
 so the pixels are never stored under the title before (nor taken of a window that is excluded)."""
 
+import time
+
 import pytest
+import requests
 
 from capture.client import Client as CaptureClient
 from capture.client import Config
@@ -11,6 +14,7 @@ from capture.screen import Screen
 from capture.x11 import FocusReader
 from myrecall.privacy_rules import PrivacyRules
 from tests.capture.test_client import APP, Client
+from tests.desktop import Desktop
 from tests.live import wait_for
 from tests.server import LiveServer
 
@@ -83,3 +87,33 @@ def test_a_title_that_changes_while_the_screenshot_is_taken_is_read_again(deskto
         assert did == "sent to spool" and item.meta["window_name"] == new_title and retitled.shots == 2
     else:  # the window the screenshot may show is excluded: nothing is kept
         assert did == "excluded" and item is None
+
+
+def test_a_new_page_address_under_the_same_title_is_a_new_frame_with_that_address(server, tmp_path):
+    """A browser whose next page keeps the title (a web app) and the pixels: the address its
+    extension reports is the moment's too, and each frame carries its own."""
+    title = "Dashboard - Chromium"
+    (tmp_path / "x").mkdir()
+    browser = Desktop(tmp_path / "x", window_class="chromium")  # WM_CLASS class "Chromium": a browser MyRecall knows
+    session = requests.Session()
+    session.headers["Authorization"] = f"Bearer {server.token}"
+
+    def tab(url: str) -> None:
+        body = {"browser": "chromium", "state": "page", "url": url, "title": "Dashboard", "at": time.time()}
+        assert session.post(f"{server.url}/api/v1/browser/tab", json=body, timeout=30).status_code == 200
+
+    def stored() -> list[tuple[str, str]]:
+        return server.rows("SELECT window_name, browser_url FROM frames_frame WHERE device_name = 'web' ORDER BY timestamp, id")
+
+    tab("https://app.example/orders")
+    browser.show(*LINES, title=title)
+    client = Client(browser, tmp_path / "state", url=server.url, token=server.token, args=["--report-every", "1", "--device", "web"])
+    try:
+        wait_for(lambda: (title, "https://app.example/orders") in stored(), timeout_s=60)
+        wait_for(lambda: any(r["unchanged"] for r in client.reports()), timeout_s=60)
+        tab("https://app.example/invoices")  # same title, same pixels, another page
+        wait_for(lambda: (title, "https://app.example/invoices") in stored(), timeout_s=60)
+    finally:
+        assert client.stop() == 0
+        browser.close()
+    assert stored()[-1] == (title, "https://app.example/invoices"), client.output()

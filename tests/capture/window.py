@@ -1,6 +1,6 @@
-"""A desktop window for capture tests: a Tk window (WM_CLASS class "Memowin") that shows the
-lines and title written to a JSON file, re-read every 100 ms, in a large font, and takes the
-input focus. python tests/capture/window.py STATE.json"""
+"""A desktop window for capture tests: a Tk window (WM_CLASS class "Memowin", or the class
+given second) that shows the lines and title written to a JSON file, re-read every 100 ms, in a
+large font, and takes the input focus. python tests/capture/window.py STATE.json [CLASS]"""
 
 import json
 import sys
@@ -8,7 +8,7 @@ import tkinter as tk
 from pathlib import Path
 
 state = Path(sys.argv[1])
-root = tk.Tk(className="memowin")
+root = tk.Tk(className=sys.argv[2] if len(sys.argv) > 2 else "memowin")
 root.geometry("+0+0")
 label = tk.Label(root, text="", font=("DejaVu Sans", 40), justify="left", bg="white", fg="black", padx=30, pady=30)
 label.pack(fill="both", expand=True)
