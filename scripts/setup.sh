@@ -75,6 +75,30 @@ fingerprint() {
   echo "$1 $(cat $(layers "$1") | sha256sum | cut -d' ' -f1)"
 }
 
+# Node packages: running needs package.json's dependencies (htmx, served from node_modules, and
+# the Pi agent of the chat's agent mode); its devDependencies are test tools. node_modules/.installed
+# says which were installed, for which package-lock.json: the whole set serves a run as well.
+# npm works in the background while pip installs: each keeps about one core busy.
+node_install() {
+  local lock installed
+  lock=$(sha256sum package-lock.json | cut -d' ' -f1)
+  installed=$(cat node_modules/.installed 2>/dev/null || true)
+  # Set up before runs and tests were told apart: everything was installed.
+  [ -z "$installed" ] && [ "$(cat node_modules/.package-lock.sha256 2>/dev/null)" = "$lock" ] && installed="$lock all"
+  if $test_setup && [ "$installed" != "$lock all" ]; then
+    echo "[setup] installing Node packages with the test tools (pinned in package-lock.json)"
+    npm ci --no-audit --no-fund --loglevel=error
+    echo "$lock all" > node_modules/.installed
+  elif ! $test_setup && [ "$installed" != "$lock all" ] && [ "$installed" != "$lock run" ]; then
+    echo "[setup] installing Node packages (pinned in package-lock.json)"
+    npm ci --omit=dev --no-audit --no-fund --loglevel=error
+    echo "$lock run" > node_modules/.installed
+  fi
+}
+node_install &
+node_pid=$!
+trap 'kill "$node_pid" 2>/dev/null || true' EXIT
+
 if [ ! -x .venv/bin/python ]; then
   echo "[setup] creating .venv"
   python3.11 -m venv .venv 2>/dev/null || python3 -m venv .venv
@@ -90,23 +114,9 @@ if ! grep -qxF "$(fingerprint "$requirements")" "$stamp" 2>/dev/null; then
     fingerprint "$layer"
   done >> "$stamp"
 fi
+wait "$node_pid"
+trap - EXIT
 
-# Node packages: running needs package.json's dependencies (htmx, served from node_modules, and
-# the Pi agent of the chat's agent mode); its devDependencies are test tools. node_modules/.installed
-# says which were installed, for which package-lock.json: the whole set serves a run as well.
-lock=$(sha256sum package-lock.json | cut -d' ' -f1)
-installed=$(cat node_modules/.installed 2>/dev/null || true)
-# Set up before runs and tests were told apart: everything was installed.
-[ -z "$installed" ] && [ "$(cat node_modules/.package-lock.sha256 2>/dev/null)" = "$lock" ] && installed="$lock all"
-if $test_setup && [ "$installed" != "$lock all" ]; then
-  echo "[setup] installing Node packages with the test tools (pinned in package-lock.json)"
-  npm ci --no-audit --no-fund --loglevel=error
-  echo "$lock all" > node_modules/.installed
-elif ! $test_setup && [ "$installed" != "$lock all" ] && [ "$installed" != "$lock run" ]; then
-  echo "[setup] installing Node packages (pinned in package-lock.json)"
-  npm ci --omit=dev --no-audit --no-fund --loglevel=error
-  echo "$lock run" > node_modules/.installed
-fi
 # The Pi agent (agent mode of the chat) needs Node 20.6 or newer.
 if ! node -e 'const [a, b] = process.versions.node.split(".").map(Number); process.exit(a > 20 || (a === 20 && b >= 6) ? 0 : 1)'; then
   echo "[setup] warning: Node $(node --version) is older than 20.6: the chat's agent mode (Pi) will not start; summary mode works"
