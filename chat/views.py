@@ -6,6 +6,7 @@ from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
 from chat import selectors
+from chat.modes import answer_mode_get
 from frames.selectors import app_names
 from myrecall.errors import NotFound
 from myrecall.timezones import local_time, request_timezone
@@ -58,9 +59,13 @@ def chat_page(request: HttpRequest):
             session = selectors.chat_session_detail(session_id=int(raw))
         except NotFound as exc:
             raise Http404(f"There is no chat {raw}: it may have been deleted.") from exc
+    agent = answer_mode_get("agent")  # registered by agent_bridge, when installed
+    agent_unready = agent.unready_reason() if agent is not None else None
     context = {
-        "zone": zone.key,
         "apps": app_names(),
+        # Offered only when it can answer; else the page says why and how to turn it on.
+        "agent_offered": agent is not None and not agent_unready,
+        "agent_unready": agent_unready or "",
         "sessions": [
             {**item, "updated": local_time(item["updated_at"], zone)} for item in selectors.chat_sessions_list(limit=SESSIONS_SHOWN)
         ],

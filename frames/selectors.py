@@ -98,9 +98,13 @@ def frames_between(*, start: float, end: float) -> list[dict]:
             timestamp__lt=datetime.fromtimestamp(end, tz=dt_timezone.utc),
         )
         .order_by("timestamp", "id")
-        .values_list("id", "timestamp", "app_name", "window_name")
+        .values_list("id", "timestamp", "app_name", "window_name", "ocr__text_length")
     )
-    return [{"id": i, "ts": ts.timestamp(), "app_name": app, "window_name": window} for i, ts, app, window in rows]
+    # text_length: the characters read on it (None before it is read), which picks a slot's card.
+    return [
+        {"id": i, "ts": ts.timestamp(), "app_name": app, "window_name": window, "text_length": length}
+        for i, ts, app, window, length in rows
+    ]
 
 
 def frames_newer_than(*, frame_id: int, limit: int = 200) -> list[Frame]:

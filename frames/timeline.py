@@ -49,12 +49,13 @@ class Segment:
 @dataclass
 class Bucket:
     start: float  # the bucket's start on the axis
-    frame_ts: float  # the time of its first frame, which the card shows
+    frame_ts: float  # the time of the frame the card shows (see buckets)
     frame_id: int
     app_name: str
     window_name: str
     frames: int
     apps: list[str] = field(default_factory=list)
+    text_length: int = 0  # of the frame shown: the characters read on it
 
 
 def app_segments(*, rows: list[dict], start: float, end: float, frame_interval_s: float = 3.0) -> list[Segment]:
@@ -78,10 +79,14 @@ def app_segments(*, rows: list[dict], start: float, end: float, frame_interval_s
 
 
 def buckets(*, rows: list[dict], start: float, bucket_s: float) -> list[Bucket]:
+    """The frames in slots of bucket_s seconds from start, oldest first. Each slot is shown by the
+    frame with the most text read on it (the earliest of those): a blank page or a screen not yet
+    read says least about the slot; with no text read anywhere in it, its first frame."""
     out: dict[int, Bucket] = {}
     for row in rows:
         key = int((row["ts"] - start) // bucket_s)
         bucket = out.get(key)
+        text_length = row.get("text_length") or 0
         if bucket is None:
             out[key] = Bucket(
                 start=start + key * bucket_s,
@@ -91,11 +96,15 @@ def buckets(*, rows: list[dict], start: float, bucket_s: float) -> list[Bucket]:
                 window_name=row["window_name"],
                 frames=1,
                 apps=[row["app_name"]],
+                text_length=text_length,
             )
-        else:
-            bucket.frames += 1
-            if row["app_name"] not in bucket.apps:
-                bucket.apps.append(row["app_name"])
+            continue
+        bucket.frames += 1
+        if row["app_name"] not in bucket.apps:
+            bucket.apps.append(row["app_name"])
+        if text_length > bucket.text_length:
+            bucket.frame_ts, bucket.frame_id, bucket.text_length = row["ts"], row["id"], text_length
+            bucket.app_name, bucket.window_name = row["app_name"], row["window_name"]
     return [out[key] for key in sorted(out)]
 
 

@@ -5,6 +5,7 @@ from django.conf import settings
 from django.contrib.auth.decorators import login_not_required
 from django.http import FileResponse, Http404, HttpRequest, JsonResponse
 from django.shortcuts import render
+from django.template.defaultfilters import filesizeformat
 from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
 from pydantic import ValidationError
@@ -17,7 +18,7 @@ from myrecall.auth import BearerToken
 from myrecall.errors import ApplicationError, NotFound, error_body
 from myrecall.inputs import errors_explained
 from myrecall.middleware import cross_origin_readable
-from myrecall.space import space_summary
+from myrecall.space import space_parts_bytes, space_summary
 from myrecall.timezones import day_bounds, local_time, request_timezone
 
 
@@ -142,7 +143,6 @@ def _day_context(request: HttpRequest, day: date, hour: int | None) -> dict:
         "notices": timeline.timeline_notices(),
         "hours": list(range(24)),
         "hours_with_frames": [h for h in range(24) if any(hours[h] for hours in chart.values())],
-        "zone": zone.key,
         "total": len(rows),
         "visible_total": len(visible),
         "segments": timeline.app_segments(rows=visible, start=axis_start, end=axis_end),
@@ -213,23 +213,34 @@ def timeline_delete(request: HttpRequest):
         counts = selectors.frames_range_counts(start=start, end=end, app_name=form["app_name"])
         context["delete_preview"] = {"total": sum(counts.values()), "apps": list(counts.items())[:8], "more_apps": max(0, len(counts) - 8)}
         return _timeline_render(request, context)
+    # The space freed as Settings measures it: the files removed less the images of kept frames
+    # stored again without the deleted frames they were stored against.
+    files_before = space_parts_bytes(zone=zone, names=FILE_PARTS)
     job = services.frames_delete(start=start, end=end, app_name=form["app_name"])
+    files_after = space_parts_bytes(zone=zone, names=FILE_PARTS)
     context = _day_context(request, day, hour)
-    context["deleted"] = deleted_summary(job)
+    context["deleted"] = deleted_summary(job, files_before=files_before, files_after=files_after)
     return _timeline_render(request, context)
 
 
-def deleted_summary(job) -> str:
+FILE_PARTS = ("images", "thumbnails")  # the parts of Settings' "Space on disk" a deletion frees at once
+
+
+def deleted_summary(job, *, files_before: int, files_after: int) -> str:
     removed = job.removed
     frames = removed.get("frames", 0)
-    parts = [f"Deleted {frames} frame{'s' if frames != 1 else ''}"]
-    details = []
-    if removed.get("files"):
-        details.append(f"{removed['files']} image and thumbnail files ({removed.get('file_bytes', 0) / 1e6:.1f} MB)")
-    for kind, label in (("fts_rows", "keyword index entries"), ("vectors", "vectors"), ("citation_snippets", "chat quotes")):
-        if removed.get(kind):
-            details.append(f"{removed[kind]} {label}")
-    text = parts[0] + (": " + ", ".join(details) if details else "") + "."
+    kinds = (
+        ("fts_rows", "keyword index entry", "keyword index entries"),
+        ("vectors", "vector", "vectors"),
+        ("answers_erased", "chat answer erased", "chat answers erased"),
+    )
+    details = [f"{removed[kind]} {one if removed[kind] == 1 else many}" for kind, one, many in kinds if removed.get(kind)]
+    text = f"Deleted {frames} frame{'s' if frames != 1 else ''}" + (": " + ", ".join(details) if details else "") + "."
+    if files_after < files_before:
+        text += f" {filesizeformat(files_before - files_after)} of screen images and thumbnails freed, as Settings counts them"
+        text += f" ({filesizeformat(files_after)} left)."
+    else:  # frames captured meanwhile took as much
+        text += f" Screen images and thumbnails take {filesizeformat(files_after)}, as Settings counts them."
     if job.status != "done":
         text += f" Some of it is still to be removed ({job.error}); the worker finishes it."
     return text
@@ -262,7 +273,6 @@ def frame_view(request: HttpRequest, frame_id: int):
         "frame": frame,
         "ocr": ocr,
         "local": local_time(frame.timestamp, zone),
-        "zone": zone.key,
         "prev": before[0] if before else None,
         "next": after[0] if after else None,
         "q": q,
@@ -308,12 +318,40 @@ def settings_page(request: HttpRequest):
     else:
         rules = selectors.privacy_rules().to_json()
     form = {key: "\n".join(value) if isinstance(value, list) else value for key, value in rules.items()}
+    space = space_summary(zone=request_timezone(request))
+    images = sum(part["bytes"] for part in space["parts"] if part["name"] == "images")
     context = {
         "form": form,
         "saved": saved,
         "error": error,
         "retention_days": settings.RETENTION_DAYS,
-        "zone": request_timezone(request).key,
-        "space": space_summary(zone=request_timezone(request)),
+        "space": space,
+        # The images alone: the database and indexes have a size of their own before the first frame.
+        "image_per_frame": images // space["frames"] if space["frames"] else 0,
+        "keeping_fewer": keeping_fewer_said(space["if_kept"]),
     }
     return render(request, "frames/settings.html", context, status=400 if error else 200)
+
+
+def keeping_fewer_said(if_kept: list[dict]) -> str:
+    """What keeping only the last days of each choice would free (space_summary's if_kept, fewest
+    days first), each figure once: the choices that free the same are named together, and those
+    that free nothing as what nothing is older than."""
+    groups: list[tuple[list[int], int]] = []
+    for choice in if_kept:
+        if groups and groups[-1][1] == choice["frees_bytes"]:
+            groups[-1][0].append(choice["days"])
+        else:
+            groups.append(([choice["days"]], choice["frees_bytes"]))
+    freeing = [(days, size) for days, size in groups if size]
+    if not freeing:
+        return f"Everything stored is from the last {if_kept[0]['days']} days: a retention limit would free nothing yet."
+    said = [
+        f"{' or '.join(str(d) for d in days)} days {'would free ' if not i else ''}about {filesizeformat(size)}"
+        for i, (days, size) in enumerate(freeing)
+    ]
+    text = "Keeping only the last " + ", ".join(said)
+    older = [days[0] for days, size in groups if not size]
+    if older:
+        text += f"; nothing is older than {older[0]} days"
+    return text + "."

@@ -129,6 +129,12 @@ def space_report(*, zone: ZoneInfo, fresh: bool = False) -> dict:
     return report
 
 
+def space_parts_bytes(*, zone: ZoneInfo, names: tuple[str, ...]) -> int:
+    """The bytes the named parts take now, measured as the report measures them (never cached):
+    what a deletion gave back, in the figures the settings page shows."""
+    return sum(item.measure(zone).bytes for item in _parts if item.name in names)
+
+
 def space_forget() -> None:
     """Measure again on the next report (after a deletion, say)."""
     with _cache_lock:

@@ -17,7 +17,19 @@ document.addEventListener("click", function (event) {
   else { document.execCommand("copy"); done(); }
 });
 
-// Search ranges are picked in local time and sent as epoch seconds.
+// "YYYY-MM-DD HH:MM" (or with a "T", as datetime-local writes it) as a local Date; null if it is not one.
+// The From/To fields are text so that they read 24-hour in every locale.
+window.localDateTime = function (text) {
+  var m = /^\s*(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2})(?::\d{2})?\s*$/.exec(text || "");
+  if (!m) return null;
+  var date = new Date(+m[1], m[2] - 1, +m[3], +m[4], +m[5]);
+  // 2024-02-31 or 25:00 roll over into another day (and years 0-99 read as 1900-1999): not the time meant.
+  if (date.getFullYear() !== +m[1] || date.getMonth() !== m[2] - 1 || date.getDate() !== +m[3] || +m[4] > 23 || +m[5] > 59) return null;
+  return date;
+};
+
+// Search ranges are picked in local time and sent as epoch seconds; a field the script cannot
+// read goes as typed, and the server names it.
 document.addEventListener("submit", function (event) { epochFields(event.target); }, true);
 document.addEventListener("htmx:configRequest", function (event) {
   var form = event.detail.elt.closest && event.detail.elt.closest("form[data-epoch-range]");
@@ -33,6 +45,7 @@ function epochFields(form) {
   [["start", "start_time"], ["end", "end_time"]].forEach(function (pair) {
     var local = form.querySelector("input[name=" + pair[0] + "]");
     var hidden = form.querySelector("input[name=" + pair[1] + "]");
-    if (local && hidden) hidden.value = local.value ? String(new Date(local.value).getTime() / 1000) : "";
+    var date = local && window.localDateTime(local.value);
+    if (hidden) hidden.value = date ? String(date.getTime() / 1000) : "";
   });
 }

@@ -23,8 +23,9 @@
 
   function pad(n) { return String(n).padStart(2, "0"); }
   function hhmm(date) { return pad(date.getHours()) + ":" + pad(date.getMinutes()); }
+  // What the From/To fields hold: "YYYY-MM-DD HH:MM", 24-hour (read back by app.js's localDateTime).
   function inputValue(date) {
-    return date.getFullYear() + "-" + pad(date.getMonth() + 1) + "-" + pad(date.getDate()) + "T" + hhmm(date);
+    return date.getFullYear() + "-" + pad(date.getMonth() + 1) + "-" + pad(date.getDate()) + " " + hhmm(date);
   }
   function midnight(date, days) { return new Date(date.getFullYear(), date.getMonth(), date.getDate() + days); }
   function dayLabel(date) {
@@ -48,7 +49,7 @@
       case "yesterday": return [midnight(now, -1), midnight(now, 0)];
     }
     var start = form.elements.start.value, end = form.elements.end.value;
-    return [start ? new Date(start) : null, end ? new Date(end) : now];
+    return [start ? window.localDateTime(start) : null, end.trim() ? window.localDateTime(end) : now];
   }
 
   // A preset shows its range in the From/To fields; editing them means a custom range.
@@ -63,6 +64,9 @@
   }
   form.addEventListener("change", function (event) {
     if (event.target.name === "preset" || event.target.name === "mode") showPreset();
+  });
+  // As soon as a field is typed in, not once it loses focus: a question sent from there asks about it.
+  form.addEventListener("input", function (event) {
     if (event.target.name === "start" || event.target.name === "end") {
       form.querySelector("input[name=preset][value=custom]").checked = true;
     }
@@ -91,7 +95,9 @@
     var range = chosenRange(new Date());
     var anyTime = mode() === "agent" && preset() === "any";
     if (!anyTime) {
-      if (!range[0] || isNaN(range[0].getTime()) || isNaN(range[1].getTime())) return setError("Pick when the range starts.");
+      if (!form.elements.start.value.trim()) return setError("Pick when the range starts.");
+      if (!range[0]) return setError("“From” is not a date and time: write it as YYYY-MM-DD HH:MM, 24-hour (2024-05-06 14:30).");
+      if (!range[1]) return setError("“To” is not a date and time: write it as YYYY-MM-DD HH:MM, 24-hour, or leave it empty for now.");
       if (range[1] <= range[0]) return setError("The end of the range is before its start.");
     }
     setError("");
@@ -112,6 +118,8 @@
     asked.querySelector(".range").textContent = (body.mode === "agent" ? "Agent · " : "") + label + (body.app_name ? " · " + body.app_name : "");
     asked.querySelector(".question-text").textContent = question;
     var answer = fromTemplate("answer-template");
+    answer.question = question;  // put back in the box if the answer fails, to send again
+    answer.asked = asked;
     conversation.append(asked, answer);
     var intro = document.querySelector(".chat-intro");
     if (intro) intro.remove();
@@ -267,6 +275,8 @@
         var data = await response.json();
         if (data && typeof data.message === "string") message = data.message;
       } catch (error) { /* not JSON: keep the status line */ }
+      // Refused as asked (4xx): nothing was stored, so the turn goes and the question waits in the box.
+      if (response.status >= 400 && response.status < 500) return refused(answer, message);
       return fail(answer, message);
     }
     var finished = false;
@@ -405,7 +415,15 @@
     return node;
   }
 
+  function refused(answer, message) {
+    answer.asked.remove();
+    answer.remove();
+    setError(message);
+    if (!textarea.value.trim()) textarea.value = answer.question;
+  }
+
   function fail(answer, message) {
+    if (!textarea.value.trim()) textarea.value = answer.question;
     answer.classList.add("failed");
     var body = answer.querySelector(".answer-body");
     var partial = body.querySelector(".streaming");

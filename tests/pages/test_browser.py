@@ -157,7 +157,7 @@ def test_search_a_chinese_word_and_click_through_to_its_frame(page, server, sess
     page.click("nav a:text-is('Search')")
     page.wait_for_url("**/search")
     an_hour_ago = datetime.fromtimestamp(time.time() - 3600, ZONE).replace(second=0, microsecond=0)
-    page.fill("input[name=start]", an_hour_ago.strftime("%Y-%m-%dT%H:%M"))
+    page.fill("input[name=start]", an_hour_ago.strftime("%Y-%m-%d %H:%M"))
     page.fill("input[name=q]", "熊猫")
     page.press("input[name=q]", "Enter")
     # The results are swapped in place; the address keeps the range as epoch seconds of the local

@@ -205,13 +205,15 @@ def test_ask_in_the_browser_and_open_the_evidence(page, server, hour_frames):  #
     expect(page.locator("li.question .question-text")).to_have_text(["What did I do?", "And the budget?"])
     assert page.evaluate("window.pwned") is None
 
-    # A range the API refuses (before 1970): its message shows in the answer's place, marked as an error.
-    page.fill("input[name=start]", "1969-06-01T09:00")
+    # A range the API refuses (before 1970): nothing is stored, so no turn is added; its message
+    # shows under the form and the question stays in the box, to send again once the range is put right.
+    page.fill("input[name=start]", "1969-06-01 09:00")
     expect(page.locator("input[name=preset][value=custom]")).to_be_checked()
     page.fill("textarea[name=message]", "What did I do back then?")
     page.press("textarea[name=message]", "Enter")
-    failed = page.locator("li.answer.failed")
-    expect(failed.locator(".error")).to_contain_text("start_time")
+    expect(page.locator("#chat-form-error")).to_contain_text("start_time")
+    expect(page.locator("textarea[name=message]")).to_have_value("What did I do back then?")
+    expect(page.locator("li.question")).to_have_count(2)
     expect(send).to_be_enabled()
 
     item = page.locator("li.answer").first.locator("a.evidence-item").first

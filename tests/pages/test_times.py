@@ -90,8 +90,8 @@ def test_a_chat_answer_shows_its_range_and_evidence_in_the_zone_it_names(tab, se
     end = datetime(2026, 1, 17, tzinfo=zone)
     tab.goto(server.url + "/chat")
     expect(tab.locator("#chat-title + small")).to_have_text(tab.zone_name)
-    tab.fill("input[name=start]", f"{start:%Y-%m-%dT%H:%M}")
-    tab.fill("input[name=end]", f"{end:%Y-%m-%dT%H:%M}")
+    tab.fill("input[name=start]", f"{start:%Y-%m-%d %H:%M}")
+    tab.fill("input[name=end]", f"{end:%Y-%m-%d %H:%M}")
     tab.fill("textarea[name=message]", "What did I do?")
     tab.press("textarea[name=message]", "Enter")
     answer = tab.locator("li.answer").last

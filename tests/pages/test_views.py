@@ -240,24 +240,50 @@ def test_a_malformed_date_or_hour_is_a_friendly_400(browser, params):
 
 
 @pytest.mark.parametrize(
-    "params",
+    ("params", "field", "said"),
     [
-        {"start_time": "nan"},
-        {"start_time": "0", "end_time": "1e18"},
-        {"start_time": "soon"},
-        {"start": "2024-05-06 at noon"},
-        {"start": "0001-01-01T00:00", "tz": "Asia/Shanghai"},
-        {"end": "9999-12-31T23:59", "tz": "America/New_York"},
-        {"start_time": str(T), "end_time": str(T - 60)},
-        {"page": "x"},
-        {"page": "99999999999999999999"},
+        ({"start_time": "nan"}, "start", "“From” is not a time a search can use"),
+        ({"start_time": "0", "end_time": "1e18"}, "end", "“To” is not a time a search can use"),
+        ({"start_time": "soon"}, "start", "“From” is not a time a search can use"),
+        ({"start": "2024-05-06 at noon"}, "start", "“From”: “2024-05-06 at noon” is not a date and time. Write it as YYYY-MM-DD HH:MM"),
+        ({"start": "2024-05-06 2:30 PM"}, "start", "“From”: “2024-05-06 2:30 PM” is not a date and time"),
+        ({"end": "2024-02-30 10:00"}, "end", "“To”: “2024-02-30 10:00” is not a date and time"),
+        ({"start": "0001-01-01 00:00", "tz": "Asia/Shanghai"}, "start", "“From”: 0001-01-01 00:00 is outside the times"),
+        ({"end": "9999-12-31T23:59", "tz": "America/New_York"}, "end", "“To”: 9999-12-31T23:59 is outside the times"),
+        ({"start_time": str(T), "end_time": str(T - 60)}, "end", "“To” is before “From”."),
+        ({"page": "x"}, "page", "The page must be a whole number from 1 to 1,000,000."),
+        ({"page": "99999999999999999999"}, "page", "The page must be a whole number"),
+        ({"mode": "fuzzy"}, "mode", "Unknown match 'fuzzy': use hybrid, keyword or semantic."),
     ],
-    ids=lambda params: "&".join(f"{k}={v}" for k, v in params.items()),
+    ids=lambda value: "&".join(f"{k}={v}" for k, v in value.items()) if isinstance(value, dict) else None,
 )
-def test_a_bad_search_range_or_page_is_a_friendly_400(browser, params):
+def test_a_bad_search_field_is_named_on_the_search_form_as_it_was_sent(browser, params, field, said):
     resp = browser.get("/search", {"q": "budget", **params})
     assert resp.status_code == 400
-    assert "That address does not work" in resp.content.decode()
+    elements = parse(resp)
+    [error] = select(elements, "p", "error")
+    assert said in error.text and error.attrs.get("role") == "alert"
+    # The form is there with what was sent, the field at fault marked, so it can be put right on the spot.
+    [form] = select(elements, "form", "search-form")
+    fields = {e.attrs["name"]: e for e in select(elements, "input") + select(elements, "select") if "name" in e.attrs}
+    assert fields["q"].attrs["value"] == "budget"
+    for name in ("start", "end"):
+        if name in params:
+            assert fields[name].attrs["value"] == params[name]
+    invalid = [name for name, e in fields.items() if e.attrs.get("aria-invalid") == "true"]
+    assert invalid == ([field] if field in fields else [])
+    assert "That address does not work" not in resp.content.decode()
+    # The zone is in the header as on every page; no results are claimed for a search not run.
+    [zone] = [e for e in elements if "zone" in e.classes()]
+    assert zone.text == params.get("tz", "UTC")
+    assert select(elements, "p", "summary") == []
+
+
+def test_a_bad_search_field_is_named_in_the_results_partial_htmx_swaps_in(browser):
+    resp = browser.get("/search", {"q": "budget", "start": "tomorrow"}, HTTP_HX_REQUEST="true", HTTP_HX_TARGET="results")
+    assert resp.status_code == 400
+    body = resp.content.decode().strip()
+    assert body.startswith('<section id="results"') and "“From”: “tomorrow” is not a date and time" in body
 
 
 def test_an_app_with_a_nul_character_is_said_on_the_search_page_not_a_500(browser):
@@ -394,6 +420,8 @@ def test_search_by_epoch_range_local_range_and_app(browser, immediate_ocr, trans
     assert hits(start_time=T - 3 * 86400, end_time=T + 7200) == [late, middle, early]
     # The local fields alone are read in the browser's timezone: 22:00-22:10 in Shanghai.
     assert hits(start="2024-05-06T22:00", end="2024-05-06T22:10") == [middle]
+    # As the form writes them: 24-hour, a space between date and time.
+    assert hits(start="2024-05-06 22:00", end="2024-05-06 22:10") == [middle]
     zone_set(browser, "UTC")
     assert hits(start="2024-05-06T22:00", end="2024-05-06T22:10") == []
     assert hits(start="2024-05-06T14:00", end="2024-05-06T14:10") == [middle]
@@ -407,7 +435,7 @@ def test_search_by_epoch_range_local_range_and_app(browser, immediate_ocr, trans
     elements = parse(page)
     # The form shows the range back in local time; the result's time and its marked word too.
     fields = {e.attrs.get("name"): e.attrs.get("value") for e in select(elements, "input")}
-    assert (fields["start"], fields["end"]) == ("2024-05-06T22:04", "2024-05-06T22:06")
+    assert (fields["start"], fields["end"]) == ("2024-05-06 22:04", "2024-05-06 22:06")
     [when] = [t for t in select(elements, "time")]
     assert "22:05:00" in when.text
     assert [m.text for m in select(elements, "mark")] == ["zorbluk"]
