@@ -159,9 +159,9 @@ def test_a_frame_of_an_excluded_page_is_refused_when_the_report_came_first(api):
     assert not Frame.objects.exists()
     # The capture client asks before it takes a screenshot.
     state = api.get("/api/v1/browser/tab", {"app_name": "Chromium", "window_name": "My bank - Chromium", "at": now}).json()
-    assert state == {"browser": "chromium", "extension_seen": True, "excluded": True}
+    assert state == {"browser": "chromium", "extension_seen": True, "excluded": True, "browser_url": ""}
     state = api.get("/api/v1/browser/tab", {"app_name": "firefox", "window_name": "x", "at": now}).json()
-    assert state == {"browser": "firefox", "extension_seen": False, "excluded": False}
+    assert state == {"browser": "firefox", "extension_seen": False, "excluded": False, "browser_url": ""}
     assert api.get("/api/v1/browser/tab", {"app_name": "XTerm"}).json()["browser"] is None
 
 
