@@ -236,14 +236,18 @@ def _span_line(span: Span, chrome: set[str], citer: Citer) -> str:
     places: dict[str, list[SampledFrame]] = {}
     for frame in span.frames:
         places.setdefault(_place(frame), []).append(frame)
-    shown = [place for place in places if place][:MAX_WINDOWS_PER_SPAN]
-    parts = []
-    for place in shown:
+    parts, shown = [], []
+    for place in places:
+        if not place or len(shown) == MAX_WINDOWS_PER_SPAN:
+            continue
         said = [(text, frame) for text, frame in phrases if _place(frame) == place]
         if said:
             parts.append(f"{place}: " + ", ".join(cited(citer.quote(text), citer, frame) for text, frame in said))
+        elif frame := citer.free(f for f in places[place] if f.frame_id not in taken):
+            parts.append(cited(place, citer, frame))
         else:
-            parts.append(cited(place, citer, citer.free(f for f in places[place] if f.frame_id not in taken)))
+            continue  # every frame of it is cited for another claim: named uncited, it would read as shown by the next citation
+        shown.append(place)
     parts += [cited(citer.quote(text), citer, frame) for text, frame in phrases if _place(frame) not in shown]
     more = len([place for place in places if place]) - len(shown)
     start, end = span.start.astimezone(zone), span.end.astimezone(zone)
@@ -251,7 +255,7 @@ def _span_line(span: Span, chrome: set[str], citer: Citer) -> str:
     head = f"**{when} · {md_escape(span.app_name or 'Unknown app')}**"
     if not shown:
         head = cited(head, citer, citer.free(f for f in span.frames if f.frame_id not in taken))
-    return f"- {head}" + (": " + "; ".join(parts) if parts else "") + (f"; and {more} more windows" if more > 0 else "")
+    return f"- {head}" + (": " + "; ".join(parts) if parts else "") + (f"; and {more} more window{'s' if more != 1 else ''}" if more > 0 else "")
 
 
 def _overview(spans: list[Span], citer: Citer) -> str:

@@ -145,6 +145,7 @@ MENU_WORDS = set(
     slide extensions tabs""".split()
 )
 _CLOCK_LINE = re.compile(r"\b\d{1,2}:\d{2}\b")
+_DASHES = re.compile(r"[\u2010-\u2015\u2212]")
 _URL_LINE = re.compile(r"^(?:https?://)?[\w.-]+\.[a-z]{2,}(?:[/?#:]\S*)?$", re.IGNORECASE)
 
 
@@ -158,9 +159,10 @@ def line_is_chrome(line: str, *, chrome: set[str], window_name: str = "", browse
         return True
     if len(line) <= 24 and _CLOCK_LINE.search(line):
         return True
-    title = window_name.strip().lower()
-    lowered = line.lower()
-    if title and len(lowered) >= 6 and (lowered == title or lowered in title or title in lowered and len(lowered) - len(title) < 12):
+    # Spaces and kinds of dash aside: OCR reads "教程 - 知乎 —" as "教程- 知乎—", "Oslo – yr" as "Oslo - yr".
+    title = _DASHES.sub("-", "".join(window_name.lower().split()))
+    lowered = _DASHES.sub("-", "".join(line.lower().split()))
+    if title and len(lowered) >= 5 and (lowered == title or lowered in title or title in lowered and len(lowered) - len(title) < 12):
         return True
     if browser_url and " " not in line and _URL_LINE.match(line):
         return True

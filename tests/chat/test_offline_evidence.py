@@ -151,3 +151,30 @@ def test_which_apps_were_used_is_answered_from_the_frames_apps(session, question
     assert [line.split("**")[1] for line in apps] == ["Firefox", "XTerm", "Mousepad", "Slack"]
     assert apps[0].startswith("- **Firefox** · about 26 min, 10:12–10:52, 5 windows [")
     assert all(session[int(CITE.search(line).group(1))].app_name == line.split("**")[1] for line in apps)
+
+
+def test_a_window_whose_frames_are_cited_elsewhere_is_not_named_before_another_s_citation(frame_make):
+    # Every frame fits the sample; the passport's two frames are cited where the word appears.
+    notes = {}
+    for step, (window, lines) in enumerate([("todo.txt", "Remember to renew the passport"), ("todo.txt", "Remember to renew the passport"),
+                                            ("letter.txt", "Dear Ingrid, thank you for the flowers"), ("letter.txt", "Dear Ingrid, thank you for the lovely flowers")]):
+        at = T0 + timedelta(seconds=60 * step)
+        frame_id = frame_make(lines, at=at.timestamp(), app_name="Mousepad", window_name=window)
+        notes[frame_id] = FrameFacts(frame_id, at, "Mousepad", window, "", lines)
+
+    answer = ask("Where did I see the passport reminder?", hours=0.1)["answer_md"]
+
+    check = answer_check(answer, notes, zone=OSLO)
+    assert [(claim.text, claim.problems) for claim in check.unsupported] == []
+    line = next(line for line in answer.splitlines() if line.startswith("- **10:00"))
+    assert "*todo.txt*" not in line and line.endswith("; and 1 more window")
+
+
+def test_the_window_title_as_ocr_read_it_is_not_quoted_as_content():
+    from chat.sampling import line_is_chrome
+
+    title = "Python 教程 - 知乎 — Mozilla Firefox"
+    assert line_is_chrome("Firefox - Python 教程- 知乎— Mozilla Firefox", chrome=set(), window_name=title)
+    oslo = "Oslo – weather forecast – yr — Mozilla Firefox"
+    assert line_is_chrome("Firefox - Oslo - weather forecast - yr — Mozilla Firefox", chrome=set(), window_name=oslo)
+    assert not line_is_chrome("第一步：安装 pandas", chrome=set(), window_name=title)
