@@ -111,8 +111,8 @@ if ! grep -qxF "$(fingerprint "$requirements")" "$stamp" 2>/dev/null; then
   .venv/bin/python -m pip install -q --upgrade pip
   .venv/bin/python -m pip install -q -r "$requirements"
   for layer in $(layers "$requirements"); do
-    fingerprint "$layer"
-  done >> "$stamp"
+    grep -qxF "$(fingerprint "$layer")" "$stamp" 2>/dev/null || fingerprint "$layer" >> "$stamp"
+  done
 fi
 wait "$node_pid"
 trap - EXIT
