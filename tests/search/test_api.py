@@ -172,7 +172,7 @@ def test_min_and_max_length(api, frame_make):
         ({"limit": "many"}, ["limit"]),
         ({"offset": -1}, ["offset"]),
         ({"start_time": None}, ["start_time"]),
-        ({"start_time": "yesterday"}, ["start_time"]),
+        ({"start_time": "the day before"}, ["start_time", "not a time"]),
         ({"start_time": -1}, ["start_time", "greater than or equal to 0"]),
         ({"focused": "1"}, ["focused", "true or false"]),
         ({"app": "Firefox"}, ["app", "unknown query parameter"]),
