@@ -10,10 +10,13 @@ import logging
 import time
 from collections.abc import Iterator
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import httpx2
-import openai
 from django.conf import settings
+
+if TYPE_CHECKING:
+    import openai
 
 logger = logging.getLogger(__name__)
 
@@ -35,7 +38,9 @@ def llm_configured() -> bool:
 
 
 @lru_cache(maxsize=1)
-def _client(base_url: str, api_key: str) -> openai.OpenAI:
+def _client(base_url: str, api_key: str) -> "openai.OpenAI":
+    import openai  # only when a model is asked: the SDK takes 0.8 s to import, in every process
+
     # Retries are ours (only before the first chunk); local endpoints take any key but the SDK wants one.
     return openai.OpenAI(base_url=base_url, api_key=api_key or "unused", max_retries=0)
 
@@ -86,9 +91,12 @@ def _stream_once(*, messages: list[dict], model: str, deadline: float) -> Iterat
     # The read timeout bounds the wait for the response and for every chunk after it (any bytes
     # reset it, so empty chunks are heartbeats); the total deadline is checked between chunks.
     timeout = httpx2.Timeout(min(idle_s, remaining), connect=min(CONNECT_TIMEOUT_S, remaining))
+    client = _client(base_url, settings.LLM_API_KEY)
+    import openai  # imported by _client already
+
     stream = None
     try:
-        stream = _client(base_url, settings.LLM_API_KEY).chat.completions.create(
+        stream = client.chat.completions.create(
             model=model, messages=messages, stream=True, timeout=timeout
         )
         for chunk in stream:
@@ -115,7 +123,7 @@ def _stream_once(*, messages: list[dict], model: str, deadline: float) -> Iterat
             stream.close()
 
 
-def _error_text(exc: openai.APIStatusError) -> str:
+def _error_text(exc: "openai.APIStatusError") -> str:
     body = exc.body
     if isinstance(body, dict):
         error = body.get("error", body)

@@ -25,10 +25,10 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 import httpx2
-import openai
 from django.conf import settings
 
 if TYPE_CHECKING:
+    import openai
     from tokenizers import Tokenizer
 
 # Set before anything in this process imports huggingface_hub or transformers: weights never download.
@@ -526,7 +526,9 @@ def _load_in_background() -> None:
 
 
 @lru_cache(maxsize=1)
-def _client(base_url: str, api_key: str, timeout_s: float, max_retries: int) -> openai.OpenAI:
+def _client(base_url: str, api_key: str, timeout_s: float, max_retries: int) -> "openai.OpenAI":
+    import openai  # only with an endpoint: the SDK takes 0.8 s to import, in every process
+
     # Local endpoints take any key, but the SDK wants one.
     return openai.OpenAI(base_url=base_url, api_key=api_key or "none", timeout=timeout_s, max_retries=max_retries)
 
@@ -536,6 +538,8 @@ def _remote_embed(texts: list[str]) -> list[tuple[float, ...]]:
     base_url, model = settings.EMBEDDINGS_BASE_URL, settings.EMBEDDINGS_MODEL
     timeout_s, retries = settings.EMBEDDINGS_TIMEOUT_S, max(settings.EMBEDDINGS_MAX_RETRIES, 0)
     client = _client(base_url, settings.EMBEDDINGS_API_KEY, timeout_s, retries)
+    import openai  # imported by _client already
+
     try:
         response = client.embeddings.create(model=model, input=texts)
         by_index = {item.index: item.embedding for item in response.data}
@@ -571,7 +575,7 @@ def _unit(vector: list[float], base_url: str) -> tuple[float, ...]:
     return tuple(x / norm for x in vector)
 
 
-def _error_text(exc: openai.APIStatusError) -> str:
+def _error_text(exc: "openai.APIStatusError") -> str:
     # The SDK unwraps {"error": {...}} into exc.body; other servers send their own shapes.
     error = exc.body.get("error", exc.body) if isinstance(exc.body, dict) else None
     message = error.get("message") if isinstance(error, dict) else None
