@@ -1361,8 +1361,8 @@ def meaning_check(frames: list[BenchFrame], ocr_rows: list[tuple]) -> MeaningChe
     same chunks; a frame matches by its best chunk): similarity, and the z search.relevance
     selects by (the frame is alone in the range the bench searches, so it is returned from z_first)?"""
     from search import relevance
-    from search.embeddings import embed_query, embed_texts, text_chunks
-    from search.services import _embed_text  # what the worker embeds for a frame
+    from search.embeddings import embed_query, embed_texts
+    from search.passages import frame_passages  # what the worker embeds for a frame
 
     check = MeaningCheck(z_first=relevance.thresholds()[2])
     ocr_text = {row[3]: row[2] for row in ocr_rows}
@@ -1372,7 +1372,7 @@ def meaning_check(frames: list[BenchFrame], ocr_rows: list[tuple]) -> MeaningChe
     started = time.time()
     embed_texts(["warm up"])
     check.load_s = time.time() - started
-    chunks = {f.frame_id: text_chunks(_embed_text(f.window_name, ocr_text[f.frame_id])) for f in measured}
+    chunks = {f.frame_id: frame_passages(window_name=f.window_name, text=ocr_text[f.frame_id]) for f in measured}
     flat = [chunk for f in measured for chunk in chunks[f.frame_id]]
     vectors = np.asarray(embed_texts(flat))
     at = 0

@@ -163,22 +163,17 @@ def disk_bytes(path: Path) -> int:
 # 1. Embedding throughput ----------------------------------------------------------------------
 
 
-def embed_text(window_name: str, text: str) -> str:
-    """What frames_embed hands the chunker: the window title, then the screen's text."""
-    return "\n".join(part for part in (window_name.strip(), text.strip()) if part)
-
-
 def corpus_texts(*, seed: int, chunks_wanted: int, lines_wanted: int) -> tuple[list[str], list[str]]:
     """Distinct chunks of whole screens (one frame in 30 of a Corpus stream, so mostly different
     screens), and distinct short OCR-like lines (30% Chinese)."""
-    from search.embeddings import text_chunks
+    from search.passages import frame_passages
 
     corpus = Corpus(seed)
     timestamps = np.arange(0, 400_000, dtype=float) * 6
     chunks: dict[str, None] = {}
     for index, (_, screen, text) in enumerate(corpus.frames(timestamps)):
         if index % 30 == 0:
-            chunks.update(dict.fromkeys(text_chunks(embed_text(screen.window_name, text))))
+            chunks.update(dict.fromkeys(frame_passages(window_name=screen.window_name, text=text)))
             if len(chunks) >= chunks_wanted:
                 break
     lines: dict[str, None] = {}
@@ -289,11 +284,11 @@ def uses_torch() -> bool:
 
 def chunks_per_frame(seed: int, frames: int = 300) -> float:
     """How many pieces text_chunks cuts the corpus's screens into, on average, for the model."""
-    from search.embeddings import text_chunks
+    from search.passages import frame_passages
 
     corpus = Corpus(seed)
     timestamps = np.arange(0, frames * 30, dtype=float) * 6
-    counts = [len(text_chunks(embed_text(screen.window_name, text)))
+    counts = [len(frame_passages(window_name=screen.window_name, text=text))
               for index, (_, screen, text) in enumerate(corpus.frames(timestamps)) if index % 30 == 0]
     return statistics.fmean(counts)
 
@@ -373,7 +368,7 @@ def pool_build(sessions: Sessions, *, size: int, seed: int) -> Pool:
     session takes a pool entry of the same app (any entry when the app has none)."""
     from django.db import connection
 
-    from search.embeddings import text_chunks
+    from search.passages import frame_passages
 
     rng = random.Random(seed)
     count = len(sessions.first_frame)
@@ -389,7 +384,7 @@ def pool_build(sessions: Sessions, *, size: int, seed: int) -> Pool:
                 part,
             )
             for frame_id, window_name, text in cursor.fetchall():
-                if pieces := text_chunks(embed_text(window_name, (text_unpack(text) if isinstance(text, bytes) else text) or "")):
+                if pieces := frame_passages(window_name=window_name, text=(text_unpack(text) if isinstance(text, bytes) else text) or ""):
                     texts[frame_id] = pieces[0]
     kept = [(s, frame_id) for s, frame_id in zip(chosen, ids) if frame_id in texts]
     pool_texts = [texts[frame_id] for _, frame_id in kept]

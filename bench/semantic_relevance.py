@@ -53,14 +53,14 @@ def similarities(data_dir: str, model: str) -> dict:
     django.setup()
     from bench.quality.queries import OFF_TOPIC, QUERIES, SCREENS
     from frames.models import Frame
-    from search.embeddings import embed_query, embed_texts, text_chunks
-    from search.services import _embed_text
+    from search.embeddings import embed_query, embed_texts
+    from search.passages import frame_passages
 
     by_time = {round(float(screen.timestamp), 3): screen.key for screen in SCREENS}
     chunks, owners = [], []
     for frame in Frame.objects.select_related("ocr").order_by("id"):
         text = getattr(getattr(frame, "ocr", None), "text", "") or ""
-        for chunk in text_chunks(_embed_text(frame.window_name, text)):
+        for chunk in frame_passages(window_name=frame.window_name, text=text):
             chunks.append(chunk)
             owners.append(by_time[round(frame.timestamp.timestamp(), 3)])
     vectors = np.array(embed_texts(chunks), dtype=np.float32)

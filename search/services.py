@@ -12,8 +12,9 @@ from django.utils import timezone
 from frames.models import Frame, OcrResult, OcrStatus
 from myrecall import priorities
 from search import vectors as vectors_store
-from search.embeddings import EmbeddingError, embed_texts, embedder_info, text_chunks
+from search.embeddings import EmbeddingError, embed_texts, embedder_info
 from search.models import FrameVectors, VectorStatus
+from search.passages import frame_passages
 from search.relevance import chunk_stats
 from search.keyword_base import index_row, period_bounds_s, period_of, rebuild_after, rebuild_mark, time_ms
 from search.keyword_index import keyword_index
@@ -275,11 +276,6 @@ def vectors_embed_enqueue(*, delay_s: float = 0, priority: int = priorities.VECT
     task.enqueue()
 
 
-def _embed_text(window_name: str, text: str) -> str:
-    """What a frame means: its window title, then what the screen says."""
-    return "\n".join(part for part in (window_name.strip(), text.strip()) if part)
-
-
 def frames_embed(*, frame_ids: list[int]) -> int:
     """Embed these frames' text and write it to the vector index, replacing what was there;
     returns how many frames were written. The texts of the whole batch go to the embedder in
@@ -294,7 +290,7 @@ def frames_embed(*, frame_ids: list[int]) -> int:
         return 0
     info = embedder_info()
     key = info.key
-    pieces: list[list[str]] = [text_chunks(_embed_text(window_name, text or "")) for _, _, window_name, _, text in frames]
+    pieces: list[list[str]] = [frame_passages(window_name=window_name, text=text or "") for _, _, window_name, _, text in frames]
     flat = [piece for chunks in pieces for piece in chunks]
     vectors = embed_texts(flat) if flat else []
     # What search.relevance weighs each chunk by (its script, how near everyday questions are to it).
