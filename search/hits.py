@@ -24,6 +24,8 @@ class SearchHit:
     score: float | None
     # Which sides found it: "keyword" (its words), "semantic" (similar meaning); empty when browsing.
     matched: tuple[str, ...] = ()
+    # Found by meaning: the number of its passage that matched best (search.passages).
+    passage: int | None = None
 
 
 @dataclass(frozen=True)

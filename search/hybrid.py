@@ -60,7 +60,7 @@ def search_run(*, q: str, filters: Filters, mode: str | None = None, limit: int,
         if mode == "semantic":
             return SearchResult(hits=[], total=0, mode=mode, degraded=CJK_UNREAD)
         hits, total = search_keyword(q=q, filters=filters, limit=limit, offset=offset)
-        return SearchResult(hits=[replace(hit, matched=("keyword",)) for hit in hits], total=total, mode=mode)
+        return SearchResult(hits=_keyword_only(hits, mode=mode, offset=offset), total=total, mode=mode)
     want = max(offset + limit, 50)
     keyword_side = None
     if mode != "keyword":
@@ -83,13 +83,14 @@ def search_run(*, q: str, filters: Filters, mode: str | None = None, limit: int,
         # The keyword side alone: asked for, the meaning side failed or found nothing, or a page
         # deeper than the meaning side ranks.
         hits, total = search_keyword(q=q, filters=filters, limit=limit, offset=offset)
-        return SearchResult(
-            hits=[replace(hit, matched=("keyword",)) for hit in hits], total=total, mode=mode, degraded=degraded
-        )
+        return SearchResult(hits=_keyword_only(hits, mode=mode, offset=offset), total=total, mode=mode, degraded=degraded)
     if mode == "semantic":
         page = semantic[offset : offset + limit]
         return SearchResult(
-            hits=[replace(hit, matched=("semantic",)) for hit in hits_load([(frame_id, round(1 - distance, 4)) for frame_id, distance in page])],
+            hits=[
+                replace(hit, matched=("semantic",), passage=plan.passages.get(hit.frame_id))
+                for hit in hits_load([(frame_id, round(1 - distance, 4)) for frame_id, distance in page])
+            ],
             total=len(semantic) if len(semantic) < offset + limit else semantic_total(filters, len(semantic)),
             mode=mode,
         )
@@ -107,11 +108,28 @@ def search_run(*, q: str, filters: Filters, mode: str | None = None, limit: int,
     ]
     details = {hit.frame_id: hit for hit in hits_load([(frame_id, None) for frame_id, _ in page])}
     hits = [
-        replace(details[frame_id], score=round(_rrf_score(frame_id, ranks), 6), matched=sides)
+        replace(
+            details[frame_id],
+            score=round(_rrf_score(frame_id, ranks), 6),
+            matched=sides,
+            passage=plan.passages.get(frame_id) if "semantic" in sides else None,
+        )
         for frame_id, sides in page
         if frame_id in details
     ]
     return SearchResult(hits=hits, total=keyword_total + extra, mode=mode)
+
+
+def _keyword_only(hits: list[SearchHit], *, mode: str, offset: int) -> list[SearchHit]:
+    """Keyword hits as the mode answers them: in hybrid mode on the fused scale (the reciprocal
+    rank fusion of the one side that ranked them), so that a hybrid result's score means the
+    same whether or not the meaning side found anything; else with the keyword side's score."""
+    if mode != "hybrid":
+        return [replace(hit, matched=("keyword",)) for hit in hits]
+    return [
+        replace(hit, matched=("keyword",), score=round(1 / (RRF_K + offset + rank), 6))
+        for rank, hit in enumerate(hits, 1)
+    ]
 
 
 def query_has_words(q: str) -> bool:

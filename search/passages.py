@@ -9,6 +9,8 @@ text always gives the same passages: what was embedded can be cut again to show 
 Exports:
 - frame_text(window_name, text): what a frame means, as one text.
 - frame_passages(window_name=, text=): its passages, in the vector index's order.
+- passage_lines(window_name=, text=, number=): what the screen says in passage `number` (without
+  the window title the first passage begins with); "" when the frame has no such passage.
 """
 
 from search.embeddings import text_chunks
@@ -23,3 +25,15 @@ def frame_passages(*, window_name: str, text: str) -> list[str]:
     """The frame's passages, numbered as the vector index numbers its entries."""
     return text_chunks(frame_text(window_name, text))
 
+
+def passage_lines(*, window_name: str, text: str, number: int) -> str:
+    """The screen's lines in the frame's passage `number`: the passage that matched a search by
+    meaning, as the result shows it (the window title is shown beside it already)."""
+    passages = frame_passages(window_name=window_name, text=text)
+    if not 0 <= number < len(passages):
+        return ""
+    passage = passages[number]
+    title = (window_name or "").strip()
+    if number == 0 and title and passage.startswith(title):
+        passage = passage[len(title) :]
+    return passage.strip()

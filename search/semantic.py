@@ -137,6 +137,9 @@ class SemanticPlan:
     reads: list[_DayRead] = field(default_factory=list)
     ids_cost: tuple[float, float] = IDS_COST_MS  # grown with the index's size
     embedded: Future | None = None  # the query's embedding and relevance, begun while the plan counts
+    # Filled by semantic_finish: each frame found, with the number of its passage that matched
+    # best (search.passages: its index in frame_passages of the frame).
+    passages: dict[int, int] = field(default_factory=dict)
 
 
 def semantic_plan(*, q: str, filters: Filters, n: int) -> SemanticPlan:
@@ -262,6 +265,7 @@ def semantic_finish(plan: SemanticPlan, fetched: SemanticFetched) -> list[tuple[
     n = plan.n
     relevance = fetched.relevance
     best: dict[int, float] = {}  # frame -> its nearest chunk's distance plus its script's pull
+    best_chunk: dict[int, int] = {}  # frame -> that chunk's number
     stand_out: dict[int, float | None] = {}  # frame -> its best chunk z (None: no record)
     records: dict[int, bytes | None] = {}
     admitted: dict[int, bool] = {}  # frame -> its day's filters admit it (a frame is in one day)
@@ -289,6 +293,7 @@ def semantic_finish(plan: SemanticPlan, fetched: SemanticFetched) -> list[tuple[
                 adjusted = distance + (relevance.pull[record[0]] if record and relevance else 0.0)
                 if adjusted < best.get(frame_id, 9.0):
                     best[frame_id] = adjusted
+                    best_chunk[frame_id] = chunk
                 z = chunk_z(record, 1 - distance, relevance.language) if relevance else None
                 if z is not None and (stand_out.get(frame_id) is None or z > stand_out[frame_id]):
                     stand_out[frame_id] = z
@@ -336,9 +341,11 @@ def semantic_finish(plan: SemanticPlan, fetched: SemanticFetched) -> list[tuple[
                     day.farthest = found.farthest
                     short.append(day)
     ranked = sorted(best.items(), key=lambda item: (item[1], -item[0]))
-    if floor is not None:
-        return ranked[:n]
-    return select([(frame_id, distance, stand_out.get(frame_id)) for frame_id, distance in ranked])[:n]
+    if floor is None:
+        ranked = select([(frame_id, distance, stand_out.get(frame_id)) for frame_id, distance in ranked])
+    ranked = ranked[:n]
+    plan.passages = {frame_id: best_chunk[frame_id] for frame_id, _ in ranked}
+    return ranked
 
 
 def _records(cursor, frame_ids: list[int]) -> dict[int, bytes | None]:

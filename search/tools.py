@@ -14,7 +14,7 @@ from myrecall.tools import INSTANT, Context, TimezoneName, Tool
 from search.filters import filters_parse
 from search.hybrid import search_run
 from search.schemas import SearchOut
-from search.snippets import snippet_text
+from search.snippets import excerpt_text
 
 AUDIO_CONTENT_TYPES = {"audio", "input", "accessibility", "ui", "audio+ocr", "ocr+audio"}
 
@@ -70,7 +70,11 @@ def search(params: SearchParams, context: Context) -> dict:
                 "content": {
                     "frame_id": hit.frame_id,
                     "text": hit.text,
-                    "excerpt": snippet_text(text=hit.text, q=params.q),
+                    # Found by its words: the piece around them; by meaning alone: the passage that matched.
+                    "excerpt": excerpt_text(
+                        text=hit.text, q=params.q, window_name=hit.window_name,
+                        passage=hit.passage if "keyword" not in hit.matched else None,
+                    ),
                     "timestamp": hit.timestamp,
                     "local_time": local_time(hit.timestamp, context.zone).isoformat(timespec="seconds"),
                     "app_name": hit.app_name,

@@ -15,7 +15,7 @@ from myrecall.errors import ApplicationError
 from myrecall.timezones import local_time, request_timezone
 from search.filters import filters_parse
 from search.hybrid import MODES, search_run
-from search.snippets import snippet_html
+from search.snippets import excerpt_html
 
 PAGE_SIZE = 20
 # Far past any real result count, and keeps the SQL offset inside SQLite's integers.
@@ -141,7 +141,12 @@ def search_page(request: HttpRequest):
                 "app_name": hit.app_name,
                 "window_name": hit.window_name,
                 "color": app_color(hit.app_name),
-                "snippet": snippet_html(text=hit.text, q=q if "keyword" in hit.matched or not q else ""),
+                "snippet": excerpt_html(
+                    text=hit.text,
+                    q=q if "keyword" in hit.matched or not q else "",
+                    window_name=hit.window_name,
+                    passage=hit.passage if "keyword" not in hit.matched else None,
+                ),
                 "by_words": "keyword" in hit.matched,
                 "by_meaning": "semantic" in hit.matched,
             }

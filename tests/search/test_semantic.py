@@ -11,6 +11,7 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.db import connection, transaction
+from django.test import Client
 from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
@@ -416,15 +417,19 @@ def test_a_query_of_punctuation_alone_finds_nothing_by_meaning_in_any_mode(scree
         assert (result.hits, result.total) == ([], 0), (q, result)
 
 
-def test_a_query_of_punctuation_alone_finds_nothing_on_every_surface(screens, api, client, django_user_model):
+def test_a_query_of_punctuation_alone_finds_nothing_on_every_surface(screens, api, django_user_model):
     for q in PUNCTUATION_ALONE:
         body = api.get("/api/v1/search", {"q": q, "start_time": T0 - 60, "end_time": T0 + 86400}).json()
         assert (body["data"], body["pagination"]["total"]) == ([], 0), (q, body)
         assert api.get("/search", {"q": q}, HTTP_ACCEPT="*/*").json()["data"] == [], q
-    client.force_login(django_user_model.objects.create_superuser("admin", password="a long enough password"))
-    page = client.get("/search", {"q": "...", "start": "2026-11-20T00:00", "end": "2026-11-22T00:00"}, HTTP_ACCEPT="text/html")
-    assert page.status_code == 200
+    browser = Client()  # `api` is the test client with a token: a browser has a login instead
+    browser.force_login(django_user_model.objects.create_superuser("admin", password="a long enough password"))
+    bounds = {"start": "2026-11-20 00:00", "end": "2026-11-22 00:00", "tz": "UTC"}
+    page = browser.get("/search", {"q": "...", **bounds}, HTTP_ACCEPT="text/html")
+    assert page.status_code == 200 and page["Content-Type"].startswith("text/html")
     assert not any(f"/frames/{frame_id}/view" in page.content.decode() for frame_id in screens)
+    # The same page finds a frame for a word (so the check above can fail).
+    assert f"/frames/{screens[0]}/view" in browser.get("/search", {"q": "Rechnung", **bounds}).content.decode()
 
 
 def test_the_root_search_is_screenpipes_keyword_search_every_word_must_match(screens, api):
@@ -436,3 +441,51 @@ def test_the_root_search_is_screenpipes_keyword_search_every_word_must_match(scr
     strict = api.get("/api/v1/search", {"q": "will it be stormy", "start_time": T0 - 60, "end_time": T0 + 86400}).json()
     assert screens[4] in [item["content"]["frame_id"] for item in strict["data"]]
     assert api.get("/search", {"q": "will it be stormy"}, HTTP_ACCEPT="*/*").json()["data"] == []
+
+
+FILLER = [f"Row {n}: invoice batch {1000 + n} exported to the ledger archive without changes" for n in range(40)]
+
+
+def test_a_hit_by_meaning_shows_the_passage_that_matched_not_the_start_of_the_screen(vectors, api, settings, django_user_model):
+    """A busy screen whose answer is a few lines deep: the result's excerpt is the passage holding
+    them (search.passages), on the API and the page, not the screen's first lines."""
+    settings.SEMANTIC_MAX_DISTANCE = 1.0  # every frame by similarity: this is about what a hit shows
+    from search.passages import frame_passages
+
+    lines = FILLER[:20] + ["Forecast for the weekend: heavy thunderstorms and strong gusts expected"] + FILLER[20:]
+    text = "\n".join(lines)
+    frame_id = frame_add(30, "Firefox", "Ops dashboard", text)
+    passages = frame_passages(window_name="Ops dashboard", text=text)
+    holding = next(number for number, passage in enumerate(passages) if "heavy thunderstorms" in passage)
+    assert holding > 0  # the answer is not in the first passage
+    while services.vectors_embed_pending()[0]:
+        pass
+    params = {"q": "will it be stormy", "start_time": T0 - 60, "end_time": T0 + 86400, "mode": "semantic"}
+    hit = next(item["content"] for item in api.get("/api/v1/search", params).json()["data"] if item["content"]["frame_id"] == frame_id)
+    shown = " ".join(passages[holding].split())
+    assert hit["excerpt"].rstrip("…") == shown[: len(hit["excerpt"].rstrip("…"))] and len(hit["excerpt"]) > 100, hit["excerpt"]
+    assert not hit["excerpt"].startswith("Row 0:")
+    browser = Client()  # `api` is the test client with a token: a browser has a login instead
+    browser.force_login(django_user_model.objects.create_superuser("admin", password="a long enough password"))
+    bounds = {"start": "2026-11-20 00:00", "end": "2026-11-22 00:00", "tz": "UTC"}
+    page = browser.get("/search", {"q": "will it be stormy", "mode": "semantic", **bounds}, HTTP_ACCEPT="text/html")
+    assert '<mark class="meaning">' + shown[:60] in page.content.decode()
+
+
+def test_hybrid_scores_are_on_one_scale_whether_or_not_meaning_found_anything(screens, monkeypatch):
+    filters = Filters(start_time=T0 - 60, end_time=T0 + 86400)
+    fused = search_run(q="Rechnung", filters=filters, mode="hybrid", limit=10, offset=0)
+    assert fused.hits[0].matched == ("keyword", "semantic")
+
+    def broken(text):
+        raise EmbeddingError("the embeddings endpoint does not answer")
+
+    monkeypatch.setattr(semantic, "embed_query", broken)
+    # The meaning side out: the keyword side alone answers, on the fused scale all the same.
+    alone = search_run(q="Rechnung", filters=filters, mode="hybrid", limit=10, offset=0)
+    assert alone.degraded and alone.hits[0].matched == ("keyword",)
+    for result in (fused, alone):
+        assert all(0 < hit.score <= round(2 / 61, 6) for hit in result.hits), [(hit.score, hit.matched) for hit in result.hits]
+    assert alone.hits[0].score == round(1 / 61, 6)
+    # Keyword mode keeps the keyword side's own score.
+    assert search_run(q="Rechnung", filters=filters, mode="keyword", limit=10, offset=0).hits[0].score > 1
