@@ -1,14 +1,21 @@
 """A real `manage.py serve` (web server + worker) on a free port with its own data dir, shared
 by the end-to-end tests and the benchmarks, and a day of realistic frames posted to it."""
 
+import atexit
+import hashlib
 import io
 import os
 import random
+import secrets
+import shutil
 import signal
 import socket
+import sqlite3
 import subprocess
 import sys
+import tempfile
 import time
+from datetime import datetime, timezone
 from pathlib import Path
 
 import requests
@@ -19,6 +26,40 @@ from tests.screens import render, session
 
 REPO = Path(__file__).resolve().parent.parent
 READY_MARKER = "[worker] ready"  # after every start-up hook: OCR engine and embedder loaded
+
+
+DATABASE_FILE = "myrecall.sqlite3"  # the embedded database, in the data dir (myrecall/settings.py)
+_template: dict[str, Path] = {}
+
+
+def _database_template() -> Path:
+    """An embedded database with every migration applied, made once per test process by the
+    project's own `migrate`: a LiveServer on SQLite starts from a copy (a first start's
+    migrations cost each server about 1.4 CPU s)."""
+    if "database" not in _template:
+        folder = Path(tempfile.mkdtemp(prefix="myrecall-template-"))
+        atexit.register(shutil.rmtree, folder, ignore_errors=True)
+        env = {**os.environ, "MYRECALL_DATA_DIR": str(folder)}
+        subprocess.run([sys.executable, "manage.py", "migrate", "-v", "0"], cwd=REPO, env=env, check=True, capture_output=True)
+        conn = sqlite3.connect(folder / DATABASE_FILE)
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # every page in the file itself, none in a WAL
+        conn.close()
+        _template["database"] = folder / DATABASE_FILE
+    return _template["database"]
+
+
+def _token_add(database: Path, name: str) -> str:
+    """A bearer token written into a copied database's token table, as `token_create` writes one
+    (a raw value of the same form, only its SHA-256 kept): a server needs no extra process for it."""
+    raw = "mr_" + secrets.token_urlsafe(32)
+    created = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f")
+    with sqlite3.connect(database) as conn:
+        conn.execute(
+            "INSERT INTO myrecall_apitoken (name, key_hash, hint, read_only, created_at) VALUES (?, ?, ?, 0, ?)",
+            (name, hashlib.sha256(raw.encode()).hexdigest(), raw[:8], created),
+        )
+    conn.close()
+    return raw
 
 
 def port_pick() -> int:
@@ -41,6 +82,12 @@ class LiveServer:
         # Its own database, as its own data dir gives it on SQLite (tests.databases), unless env names one.
         own = {} if "DATABASE_URL" in (env or {}) else databases.env_for(self.data_dir)
         self.env = {**os.environ, **own, **(env or {}), "MYRECALL_DATA_DIR": str(self.data_dir)}
+        self.token = None
+        database = self.data_dir / DATABASE_FILE
+        if "DATABASE_URL" not in self.env and not database.exists():
+            # A new embedded database: a copy of the migrated template, with this server's token.
+            shutil.copyfile(_database_template(), database)
+            self.token = _token_add(database, "live")
         self.log_path = self.data_dir / "serve.log"
         self.log = open(self.log_path, "w")
         self.proc = subprocess.Popen(
@@ -54,7 +101,8 @@ class LiveServer:
         except BaseException:
             self.stop()
             raise
-        self.token = self.manage("token_create", "live").strip().splitlines()[-1]
+        if self.token is None:  # its database existed, or is a server's: token_create, as a user would
+            self.token = self.manage("token_create", "live").strip().splitlines()[-1]
         self.session = requests.Session()
         self.session.headers["Authorization"] = f"Bearer {self.token}"
 
