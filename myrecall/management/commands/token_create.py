@@ -18,12 +18,12 @@ class Command(BaseCommand):
         token, raw = api_token_create(name=name, read_only=read_only)
         # A token made in another data dir than the server's is refused (401) with no other clue.
         can = (
-            "read-only: it can search and read (GET), and change nothing: no frames sent, nothing deleted, no chat kept"
+            "It is read-only: it can search and read (GET) and change nothing (no frames sent, nothing deleted, no chat kept)."
             if read_only
-            else "it can read and change (send frames, delete, change settings, chat)"
+            else "It can read and change (send frames, delete, change settings, chat)."
         )
         self.stderr.write(
-            f"Created token {token.name!r} (id {token.id}), {can}, in the data dir {settings.DATA_DIR}: a server "
-            "started with another MYRECALL_DATA_DIR does not know it. It is shown once; keep it:"
+            f"Created token {token.name!r} (id {token.id}) in the data dir {settings.DATA_DIR}: a server started "
+            f"with another MYRECALL_DATA_DIR does not know it. {can} It is shown once; keep it:"
         )
         self.stdout.write(raw)
