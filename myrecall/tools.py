@@ -49,13 +49,10 @@ def _instant_read(value: Any, info: ValidationInfo) -> Any:
     except ValueError:
         pass
     request = (info.context or {}).get("request")
-    zone_name = request.GET.get("timezone") if request is not None else None
-    zone = timezone_parse(zone_name) if zone_name else None
-    if zone is None and request is not None and (request.GET.get("tz") or request.COOKIES.get("tz")):
-        zone = request_timezone(request)
+    zone = _request_zone(request, request.GET.get("timezone")) if request is not None else machine_timezone()
     name = info.field_name or "time"
     try:
-        return instant_parse(value, zone=zone or machine_timezone(), name=name)
+        return instant_parse(value, zone=zone, name=name)
     except ApplicationError as exc:
         raise ValueError(exc.message.removeprefix(f"{name} is ").removeprefix(f"{name} ")) from None
 
@@ -166,10 +163,17 @@ def instant_fields(params: type[InputSchema]) -> list[str]:
 def request_context(request: HttpRequest, zone_name: str | None = None) -> Context:
     """A REST caller's context: the timezone it names (a `timezone` parameter, else the browser's
     tz cookie, else this machine's), links relative to the server."""
-    zone = ZoneInfo(zone_name) if zone_name else None
+    return Context(zone=_request_zone(request, zone_name))
+
+
+def _request_zone(request: HttpRequest, zone_name: str | None) -> ZoneInfo:
+    """The timezone a REST caller names: `zone_name` (its `timezone` parameter), else the
+    browser's tz cookie, else this machine's. An unknown name counts as none (the parameter's
+    own check refuses it)."""
+    zone = timezone_parse(zone_name) if zone_name else None
     if zone is None and (request.GET.get("tz") or request.COOKIES.get("tz")):
         zone = request_timezone(request)
-    return Context(zone=zone or machine_timezone())
+    return zone or machine_timezone()
 
 
 def route_add(router: Router, tool: Tool) -> None:
