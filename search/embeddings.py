@@ -246,13 +246,14 @@ def embedder_reset() -> None:
     _remote_dimensions.clear()
 
 
-def text_chunks(text: str) -> list[str]:
+def text_chunks(text: str, *, first: int | None = None) -> list[str]:
     """Pieces of a frame's OCR text that each fit the model: whole lines where they fit; a
     longer line is cut where it breaks least: after a clause's punctuation (Chinese or Latin),
     then between words, then where Latin script meets Chinese, and only a run of one script
     longer than a piece is cut between characters. Nothing is dropped but surrounding
     whitespace. Tokens are counted with the model's own tokenizer; for a remote model they are
-    estimated (see `_estimate_tokens`)."""
+    estimated (see `_estimate_tokens`). With `first`, only the first `first` pieces (the same
+    pieces: each is whole once the next begins), and no more of the text is counted."""
     count = _estimate_tokens if _remote() else _token_counter()
     info = embedder_info()
     builtin = None if _remote() else BUILTIN.get(info.model)
@@ -273,6 +274,8 @@ def text_chunks(text: str) -> list[str]:
         else:
             if current:
                 chunks.append(current)
+                if first is not None and len(chunks) >= first:
+                    return chunks
             current, used = unit, tokens
     if current:
         chunks.append(current)

@@ -21,16 +21,19 @@ def frame_text(window_name: str, text: str) -> str:
     return "\n".join(part for part in ((window_name or "").strip(), (text or "").strip()) if part)
 
 
-def frame_passages(*, window_name: str, text: str) -> list[str]:
-    """The frame's passages, numbered as the vector index numbers its entries."""
-    return text_chunks(frame_text(window_name, text))
+def frame_passages(*, window_name: str, text: str, first: int | None = None) -> list[str]:
+    """The frame's passages, numbered as the vector index numbers its entries (only the first
+    `first` of them, when given: the rest of the text is not cut)."""
+    return text_chunks(frame_text(window_name, text), first=first)
 
 
 def passage_lines(*, window_name: str, text: str, number: int) -> str:
     """The screen's lines in the frame's passage `number`: the passage that matched a search by
     meaning, as the result shows it (the window title is shown beside it already)."""
-    passages = frame_passages(window_name=window_name, text=text)
-    if not 0 <= number < len(passages):
+    if number < 0:
+        return ""
+    passages = frame_passages(window_name=window_name, text=text, first=number + 1)
+    if number >= len(passages):
         return ""
     passage = passages[number]
     title = (window_name or "").strip()
