@@ -43,7 +43,7 @@ SPECIAL_TOKENS = 2  # [CLS] and [SEP] (or a remote model's BOS/EOS) count agains
 CJK = re.compile(r"[\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]")
 QUERY, PASSAGE = "query", "passage"
 # How the vector index is written (see embedder_info's key).
-INDEX_LAYOUT = 2
+INDEX_LAYOUT = 3
 
 
 @dataclass(frozen=True)
@@ -75,9 +75,11 @@ E5_SMALL = BuiltinModel(
     name="multilingual-e5-small",
     dimensions=384,
     max_tokens=512,
-    # Trained on passages of up to 512 tokens; 256-token pieces keep a screen to about half
-    # MiniLM's vectors (bench/search_quality.py compares piece sizes).
-    chunk_tokens=256,
+    # Trained on passages of up to 512 tokens, but a busy screen's answer is a few lines among
+    # many: 128-token passages cut where the layout cuts (search.passages) find more paraphrases
+    # than 256-token ones (bench/search_quality.py, semantic: recall@10 0.85 -> 0.91, MRR 0.62 ->
+    # 0.66, for 3.5 passages a screen instead of 1.8); 64 tokens did no better for twice the vectors.
+    chunk_tokens=128,
     overhead_tokens=5,  # <s>, </s> and the "passage: " prefix
     reads_cjk=True,  # about 100 languages, Chinese among them
     asymmetric=True,  # "query: " and "passage: " prefixes, as it was trained
@@ -152,7 +154,8 @@ def embedder_info() -> EmbedderInfo:
         dimensions = builtin.dimensions if builtin else None
         max_tokens = min(settings.EMBEDDINGS_MAX_TOKENS or builtin.chunk_tokens, builtin.max_tokens) if builtin else REMOTE_MAX_TOKENS
     # The index's layout is in the key too: vectors written before each frame kept its relevance
-    # records (INDEX_LAYOUT 2, search.relevance) count as another model's and are written again.
+    # records (INDEX_LAYOUT 2, search.relevance), or before passages were cut where the screen's
+    # layout cuts (3, search.passages), count as another model's and are written again.
     digest = hashlib.sha256(f"{model}\n{endpoint}\n{INDEX_LAYOUT}".encode()).hexdigest()[:8]
     slug = re.sub(r"[^a-z0-9]", "", model.lower())[:16]
     return EmbedderInfo(model=model, endpoint=endpoint, dimensions=dimensions, max_tokens=max_tokens, key=slug + digest)
@@ -254,10 +257,8 @@ def text_chunks(text: str, *, first: int | None = None) -> list[str]:
     whitespace. Tokens are counted with the model's own tokenizer; for a remote model they are
     estimated (see `_estimate_tokens`). With `first`, only the first `first` pieces (the same
     pieces: each is whole once the next begins), and no more of the text is counted."""
-    count = _estimate_tokens if _remote() else _token_counter()
-    info = embedder_info()
-    builtin = None if _remote() else BUILTIN.get(info.model)
-    budget = max(info.max_tokens - (builtin.overhead_tokens if builtin else SPECIAL_TOKENS), 1)
+    count = token_counter()
+    budget = passage_budget()
     units: list[tuple[str, str, int]] = []  # (separator before it, text, tokens)
     for line in text.splitlines():
         line = line.strip()
@@ -340,6 +341,19 @@ def _split_word(word: str, budget: int, count: Callable[[str], int]) -> Iterator
                 high = middle - 1
         yield word[:low]
         word = word[low:]
+
+
+def token_counter() -> Callable[[str], int]:
+    """Counts a text's tokens (without the specials or a prefix) as the configured embedder reads
+    them: a packaged model's own tokenizer, an estimate for a remote one."""
+    return _estimate_tokens if _remote() else _token_counter()
+
+
+def passage_budget() -> int:
+    """The tokens of text one embedded piece holds (the chunk size less what every input costs)."""
+    info = embedder_info()
+    builtin = None if _remote() else BUILTIN.get(info.model)
+    return max(info.max_tokens - (builtin.overhead_tokens if builtin else SPECIAL_TOKENS), 1)
 
 
 def _token_counter() -> Callable[[str], int]:

@@ -24,8 +24,8 @@ class SearchHit:
     score: float | None
     # Which sides found it: "keyword" (its words), "semantic" (similar meaning); empty when browsing.
     matched: tuple[str, ...] = ()
-    # Found by meaning: the number of its passage that matched best (search.passages).
-    passage: int | None = None
+    # Found by meaning: what the screen says in the passage that matched best (search.passages).
+    passage: str | None = None
 
 
 @dataclass(frozen=True)

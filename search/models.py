@@ -21,6 +21,9 @@ class FrameVectors(models.Model):
     # Per chunk, its script and how near everyday questions come to it (search.relevance.chunk_stats):
     # what a search by meaning weighs it by. None for frames embedded before it was kept.
     relevance = models.BinaryField(null=True, blank=True, default=None)
+    # Where each chunk's lines are in the frame's text (search.passages.spans_pack): the passage a
+    # search by meaning matched is shown from it. None for frames embedded before it was kept.
+    passages = models.BinaryField(null=True, blank=True, default=None)
     # Claims by a worker that did not finish (it died): past TASK_MAX_ATTEMPTS the frame fails.
     attempts = models.PositiveSmallIntegerField(default=0)
     error = models.TextField(blank=True, default="")

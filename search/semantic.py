@@ -16,6 +16,7 @@ Exports:
 """
 
 import heapq
+import logging
 import math
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -24,6 +25,8 @@ from dataclasses import dataclass, field
 from django.conf import settings
 from django.db import connection
 
+from frames.models import Frame
+from search.crosscheck import crosscheck_warm_up, passage_z
 from search.embeddings import (
     EmbeddingError,
     embed_query,
@@ -32,8 +35,23 @@ from search.embeddings import (
     embedder_ready,
 )
 from search.filters import TEXT_JOIN, Filters, ids_in
+from search.models import FrameVectors
+from search.passages import frame_passages, passage_screen_text, spans_unpack
 from search.relevance import QueryRelevance, background, chunk_record, chunk_z, query_relevance, select
 from search.vectors import DayHits, day_bounds_ms, day_of, day_query, days_present
+
+logger = logging.getLogger(__name__)
+
+# The frames the second reading judges (search.crosscheck): the nearest this many by the index's
+# model, or the n wanted if more. At about a millisecond a passage and 3.5 passages a screen.
+CANDIDATES = 30
+# A frame counts when the two models' z average at least this (chosen on bench/search_quality.py's
+# labelled and off-topic questions that are not held out: answers kept 0.93, off-topic questions
+# 0.4 results each; at 2.5: 0.96 and 1.0).
+AGREE_KEEP = 3.0
+# When no frame reaches AGREE_KEEP, the best one alone if it reaches this (off-topic questions
+# then get at most one result, 0.56 of them on the labelled set).
+AGREE_FIRST = 2.5
 
 # How semantic_ranked reads a day's collection. Entries read per frame wanted: a screen's text is
 # 4.6 chunks on average (128-token chunks of real screens), and chunks of one frame near the
@@ -267,6 +285,7 @@ def semantic_finish(plan: SemanticPlan, fetched: SemanticFetched) -> list[tuple[
     best: dict[int, float] = {}  # frame -> its nearest chunk's distance plus its script's pull
     best_chunk: dict[int, int] = {}  # frame -> that chunk's number
     stand_out: dict[int, float | None] = {}  # frame -> its best chunk z (None: no record)
+    chunk_zs: dict[tuple[int, int], float] = {}  # (frame, chunk) -> its z, for the chunks read
     records: dict[int, bytes | None] = {}
     admitted: dict[int, bool] = {}  # frame -> its day's filters admit it (a frame is in one day)
     short: list[_Deeper] = []  # the days not read to their end
@@ -295,6 +314,8 @@ def semantic_finish(plan: SemanticPlan, fetched: SemanticFetched) -> list[tuple[
                     best[frame_id] = adjusted
                     best_chunk[frame_id] = chunk
                 z = chunk_z(record, 1 - distance, relevance.language) if relevance else None
+                if z is not None:
+                    chunk_zs[(frame_id, chunk)] = z
                 if z is not None and (stand_out.get(frame_id) is None or z > stand_out[frame_id]):
                     stand_out[frame_id] = z
                 else:
@@ -341,11 +362,92 @@ def semantic_finish(plan: SemanticPlan, fetched: SemanticFetched) -> list[tuple[
                     day.farthest = found.farthest
                     short.append(day)
     ranked = sorted(best.items(), key=lambda item: (item[1], -item[0]))
+    texts = _passages_read(ranked[: max(n, CANDIDATES)] if floor is None else ranked[:n])
+    shown = {frame_id: best_chunk[frame_id] for frame_id, _ in ranked}
     if floor is None:
-        ranked = select([(frame_id, distance, stand_out.get(frame_id)) for frame_id, distance in ranked])
+        judged = _judged(plan.q, ranked[: max(n, CANDIDATES)], texts, stand_out, chunk_zs, relevance)
+        if judged is None:  # the second model could not answer: the index's model alone decides
+            ranked = select([(frame_id, distance, stand_out.get(frame_id)) for frame_id, distance in ranked])
+        else:
+            ranked, shown = judged
     ranked = ranked[:n]
-    plan.passages = {frame_id: best_chunk[frame_id] for frame_id, _ in ranked}
+    plan.passages = {}
+    for frame_id, _ in ranked:
+        passages = texts.get(frame_id, [])
+        number = shown.get(frame_id, -1)
+        if 0 <= number < len(passages):
+            plan.passages[frame_id] = passages[number][1]
     return ranked
+
+
+def _passages_read(ranked: list[tuple[int, float]]) -> dict[int, list[tuple[str, str]]]:
+    """Each frame's passages as (what was embedded, what the screen says in it), in the index's
+    order: from the spans kept when it was embedded (search.passages), or cut again from its text
+    for a frame embedded before they were kept."""
+    ids = [frame_id for frame_id, _ in ranked]
+    if not ids:
+        return {}
+    spans = dict(FrameVectors.objects.filter(frame_id__in=ids).values_list("frame_id", "passages"))
+    out: dict[int, list[tuple[str, str]]] = {}
+    for frame_id, window_name, text in Frame.objects.filter(id__in=ids).values_list("id", "window_name", "ocr__text"):
+        text = text or ""
+        title = (window_name or "").strip()
+        kept = spans_unpack(spans.get(frame_id))
+        if kept:
+            bodies = [passage_screen_text(text, one) for one in kept]
+            out[frame_id] = [((f"{title}\n{body}" if title and body else title or body), body) for body in bodies]
+        else:
+            out[frame_id] = [(p.text, passage_screen_text(text, p.spans)) for p in frame_passages(window_name=window_name, text=text)]
+    return out
+
+
+def _judged(
+    q: str,
+    candidates: list[tuple[int, float]],
+    texts: dict[int, list[tuple[str, str]]],
+    stand_out: dict[int, float | None],
+    chunk_zs: dict[tuple[int, int], float],
+    relevance: QueryRelevance | None,
+) -> tuple[list[tuple[int, float]], dict[int, int]] | None:
+    """The candidates both models agree on (search.crosscheck), best first, with the passage each
+    is shown by; None when the second model cannot answer. A frame's agreement is the mean of
+    its best z by the index's model and its best z by the second one (its z by the second alone
+    when the index's model kept no record for it); it counts from AGREE_KEEP. When none reaches
+    that, the best one alone counts if it reaches AGREE_FIRST (a terse question about a short
+    screen: "工程拖期" for "会议记录：项目进度延迟", 2.7)."""
+    if relevance is None or not candidates:
+        return None
+    flat: list[tuple[int, int, str]] = [
+        (frame_id, number, embedded) for frame_id, _ in candidates for number, (embedded, _) in enumerate(texts.get(frame_id, []))
+    ]
+    try:
+        zs = passage_z(q, [embedded for _, _, embedded in flat], relevance.language)
+    except Exception:  # noqa: BLE001 - a broken second model must not break search by meaning
+        logger.exception("The second reading of a search by meaning failed; the index's model decides alone")
+        return None
+    second: dict[int, float] = {}
+    shown: dict[int, int] = {}
+    pick: dict[int, float] = {}
+    for (frame_id, number, _), z in zip(flat, zs):
+        z = float(z)
+        second[frame_id] = max(second.get(frame_id, -99.0), z)
+        # Shown by the passage both read best (the index's z where it read that passage).
+        both = z + chunk_zs.get((frame_id, number), z - 1.0)
+        if both > pick.get(frame_id, -999.0):
+            pick[frame_id], shown[frame_id] = both, number
+    distance = dict(candidates)
+    agreed = []
+    for frame_id, _ in candidates:
+        if frame_id not in second:
+            continue
+        first = stand_out.get(frame_id)
+        agreement = second[frame_id] if first is None else (first + second[frame_id]) / 2
+        agreed.append((agreement, frame_id))
+    agreed.sort(key=lambda item: (-item[0], item[1]))
+    kept = [item for item in agreed if item[0] >= AGREE_KEEP]
+    if not kept and agreed and agreed[0][0] >= AGREE_FIRST:
+        kept = agreed[:1]  # nothing stands out: the one both read best, if it nearly does
+    return [(frame_id, distance[frame_id]) for _, frame_id in kept], shown
 
 
 def _records(cursor, frame_ids: list[int]) -> dict[int, bytes | None]:
@@ -411,6 +513,7 @@ def vectors_warm(*, days: int = WARM_DAYS) -> int:
         return 0
     embedding = embed_query("what was on my screen")
     background()  # the everyday questions search.relevance measures against
+    crosscheck_warm_up()  # and the second model, with its own reading of them
     for day in present[-days:]:
         day_query(embedder_key=key, day=day, embedding=embedding, n=1)
     return len(present[-days:])

@@ -14,7 +14,7 @@ from myrecall import priorities
 from search import vectors as vectors_store
 from search.embeddings import EmbeddingError, embed_texts, embedder_info
 from search.models import FrameVectors, VectorStatus
-from search.passages import frame_passages
+from search.passages import frame_passages, spans_pack
 from search.relevance import chunk_stats
 from search.keyword_base import index_row, period_bounds_s, period_of, rebuild_after, rebuild_mark, time_ms
 from search.keyword_index import keyword_index
@@ -290,7 +290,16 @@ def frames_embed(*, frame_ids: list[int]) -> int:
         return 0
     info = embedder_info()
     key = info.key
-    pieces: list[list[str]] = [frame_passages(window_name=window_name, text=text or "") for _, _, window_name, _, text in frames]
+    # The OCR lines' boxes: passages are cut where the screen's layout cuts (search.passages).
+    boxes = {
+        result.frame_id: result.lines
+        for result in OcrResult.objects.filter(frame_id__in=[frame[0] for frame in frames]).only("frame_id", "text", "lines_packed", "lines_json")
+    }
+    cut = [
+        frame_passages(window_name=window_name, text=text or "", lines=boxes.get(frame_id))
+        for frame_id, _, window_name, _, text in frames
+    ]
+    pieces: list[list[str]] = [[passage.text for passage in passages] for passages in cut]
     flat = [piece for chunks in pieces for piece in chunks]
     vectors = embed_texts(flat) if flat else []
     # What search.relevance weighs each chunk by (its script, how near everyday questions are to it).
@@ -320,8 +329,8 @@ def frames_embed(*, frame_ids: list[int]) -> int:
     FrameVectors.objects.filter(frame_id__in=[frame[0] for frame in frames]).update(
         status=VectorStatus.DONE, embedder=key, attempts=0, error=""
     )
-    for frame_id, chunks, record in zip([frame[0] for frame in frames], pieces, records):
-        FrameVectors.objects.filter(frame_id=frame_id).update(chunks=len(chunks), relevance=record)
+    for frame_id, passages, record in zip([frame[0] for frame in frames], cut, records):
+        FrameVectors.objects.filter(frame_id=frame_id).update(chunks=len(passages), relevance=record, passages=spans_pack(passages))
     return len(frames)
 
 

@@ -7,7 +7,6 @@ from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
 from frames.highlight import query_terms
-from search.passages import passage_lines
 
 
 def _window(text: str, q: str, width: int) -> tuple[str, re.Pattern | None, int]:
@@ -45,24 +44,24 @@ def snippet_html(*, text: str, q: str, width: int = 240) -> SafeString:
     return mark_safe("".join(out))  # every piece of text above was escaped
 
 
-def _passage_piece(*, text: str, window_name: str, passage: int, width: int) -> str | None:
-    lines = passage_lines(window_name=window_name, text=text, number=passage)
+def _passage_piece(passage: str | None, width: int) -> str | None:
+    lines = " ".join((passage or "").split())
     if not lines:
         return None
-    lines = " ".join(lines.split())
     return lines[:width] + ("…" if len(lines) > width else "")
 
 
-def excerpt_text(*, text: str, q: str, window_name: str = "", passage: int | None = None, width: int = 300) -> str:
+def excerpt_text(*, text: str, q: str, passage: str | None = None, width: int = 300) -> str:
     """What a result shows of its frame: the passage that matched by meaning when it was found
-    so (passage given), else the piece around the first of q's words."""
-    if passage is not None and (piece := _passage_piece(text=text, window_name=window_name, passage=passage, width=width)):
+    so (passage: the screen's lines in it, search.semantic), else the piece around the first of
+    q's words."""
+    if piece := _passage_piece(passage, width):
         return piece
     return snippet_text(text=text, q=q, width=width)
 
 
-def excerpt_html(*, text: str, q: str, window_name: str = "", passage: int | None = None, width: int = 240) -> SafeString:
+def excerpt_html(*, text: str, q: str, passage: str | None = None, width: int = 240) -> SafeString:
     """excerpt_text as HTML: q's words marked, or the passage that matched by meaning marked whole."""
-    if passage is not None and (piece := _passage_piece(text=text, window_name=window_name, passage=passage, width=width)):
+    if piece := _passage_piece(passage, width):
         return mark_safe(f'<mark class="meaning">{escape(piece)}</mark>')
     return snippet_html(text=text, q=q, width=width)

@@ -72,7 +72,7 @@ def search(params: SearchParams, context: Context) -> dict:
                     "text": hit.text,
                     # Found by its words: the piece around them; by meaning alone: the passage that matched.
                     "excerpt": excerpt_text(
-                        text=hit.text, q=params.q, window_name=hit.window_name,
+                        text=hit.text, q=params.q,
                         passage=hit.passage if "keyword" not in hit.matched else None,
                     ),
                     "timestamp": hit.timestamp,

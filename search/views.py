@@ -144,7 +144,6 @@ def search_page(request: HttpRequest):
                 "snippet": excerpt_html(
                     text=hit.text,
                     q=q if "keyword" in hit.matched or not q else "",
-                    window_name=hit.window_name,
                     passage=hit.passage if "keyword" not in hit.matched else None,
                 ),
                 "by_words": "keyword" in hit.matched,

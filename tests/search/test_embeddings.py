@@ -66,7 +66,7 @@ def test_the_default_is_the_multilingual_model_without_torch(settings):
     settings.EMBEDDINGS_MODEL = ""
     info = embedder_info()
     assert builtin_model() is E5_SMALL and embedder_reads_cjk()
-    assert (info.model, info.endpoint, info.dimensions, info.max_tokens) == ("multilingual-e5-small", "local", 384, 256)
+    assert (info.model, info.endpoint, info.dimensions, info.max_tokens) == ("multilingual-e5-small", "local", 384, 128)
     settings.EMBEDDINGS_MODEL = E5_SMALL.name  # named or by default: the same model, the same vectors
     assert embedder_info() == info
 

@@ -161,7 +161,8 @@ def test_a_range_over_two_days_gives_the_exact_nearest_frames_however_little_of_
 
     def every_entry(q: str, filters: Filters, n: int) -> list[tuple[int, float]]:
         """Every entry of both days read, each chunk weighed as search.relevance says (its
-        script's pull, how much the query draws it beyond everyday questions), then selected."""
+        script's pull, how much the query draws it beyond everyday questions), then judged by the
+        second model."""
         embedding = embed_query(q)
         weigh = relevance.query_relevance(q, embedding)
         records = {row.frame_id: bytes(row.relevance) for row in FrameVectors.objects.all()}
@@ -177,7 +178,10 @@ def test_a_range_over_two_days_gives_the_exact_nearest_frames_however_little_of_
                     best[frame_id] = min(best.get(frame_id, 9.0), distance + weigh.pull[record[0]])
                     stand_out[frame_id] = max(stand_out.get(frame_id, -99.0), relevance.chunk_z(record, 1 - distance, weigh.language))
         ranked = sorted(best.items(), key=lambda item: (item[1], -item[0]))
-        return relevance.select([(frame_id, d, stand_out[frame_id]) for frame_id, d in ranked])[:n]
+        # Then the second model's reading of the nearest candidates (search.crosscheck).
+        candidates = ranked[: max(n, semantic.CANDIDATES)]
+        judged = semantic._judged(q, candidates, semantic._passages_read(candidates), stand_out, {}, weigh)
+        return judged[0][:n]
 
     assert day_of(int((midnight - 1) * 1000)) + 1 == day_of(int(midnight * 1000))
     ranges = [
@@ -450,19 +454,19 @@ def test_a_hit_by_meaning_shows_the_passage_that_matched_not_the_start_of_the_sc
     """A busy screen whose answer is a few lines deep: the result's excerpt is the passage holding
     them (search.passages), on the API and the page, not the screen's first lines."""
     settings.SEMANTIC_MAX_DISTANCE = 1.0  # every frame by similarity: this is about what a hit shows
-    from search.passages import frame_passages
+    from search.passages import frame_passages, passage_screen_text
 
     lines = FILLER[:20] + ["Forecast for the weekend: heavy thunderstorms and strong gusts expected"] + FILLER[20:]
     text = "\n".join(lines)
     frame_id = frame_add(30, "Firefox", "Ops dashboard", text)
     passages = frame_passages(window_name="Ops dashboard", text=text)
-    holding = next(number for number, passage in enumerate(passages) if "heavy thunderstorms" in passage)
+    holding = next(number for number, passage in enumerate(passages) if "heavy thunderstorms" in passage.text)
     assert holding > 0  # the answer is not in the first passage
     while services.vectors_embed_pending()[0]:
         pass
     params = {"q": "will it be stormy", "start_time": T0 - 60, "end_time": T0 + 86400, "mode": "semantic"}
     hit = next(item["content"] for item in api.get("/api/v1/search", params).json()["data"] if item["content"]["frame_id"] == frame_id)
-    shown = " ".join(passages[holding].split())
+    shown = " ".join(passage_screen_text(text, passages[holding].spans).split())
     assert hit["excerpt"].rstrip("…") == shown[: len(hit["excerpt"].rstrip("…"))] and len(hit["excerpt"]) > 100, hit["excerpt"]
     assert not hit["excerpt"].startswith("Row 0:")
     browser = Client()  # `api` is the test client with a token: a browser has a login instead
