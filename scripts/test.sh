@@ -9,9 +9,9 @@ bash scripts/setup.sh --test
 export MYRECALL_DATA_DIR="${MYRECALL_TEST_DATA_DIR:-$(mktemp -d)}"
 if [ "${1:-}" = "--scale" ]; then
   shift
-  exec .venv/bin/python -m tests.scale run -- .venv/bin/python -m pytest -n "${MYRECALL_TEST_WORKERS:-2}" --dist loadfile "$@"
+  exec .venv/bin/python -m tests.scale run -- .venv/bin/python -m pytest -n "${MYRECALL_TEST_WORKERS:-2}" --dist loadfile --no-loadscope-reorder "$@"
 fi
 # Two test processes (pytest-xdist), each file's tests in one of them: most of the slow tests wait
 # on servers they start, so two at once take about two thirds of the time on this 2-core machine.
 # MYRECALL_TEST_WORKERS=0 runs them in this process, one by one.
-exec .venv/bin/python -m pytest -n "${MYRECALL_TEST_WORKERS:-2}" --dist loadfile "$@"
+exec .venv/bin/python -m pytest -n "${MYRECALL_TEST_WORKERS:-2}" --dist loadfile --no-loadscope-reorder "$@"

@@ -29,16 +29,45 @@ def pytest_configure(config):
     expect.set_options(timeout=EXPECT_TIMEOUT_MS)
 
 
+# The test files that take longest (wall seconds on a loaded 2-core machine, tests run two at a
+# time), longest first. scripts/test.sh hands out whole files in collection order
+# (--dist loadfile --no-loadscope-reorder): these go first, so that the last files handed out
+# are short ones and both test processes end at about the same time (by default xdist hands out
+# files with the most tests first, and a long file of one or two tests was left to run alone).
+LONGEST_FILES = [
+    "tests/frames/test_services.py",
+    "tests/myrecall/test_worker.py",
+    "tests/frames/test_reading.py",
+    "tests/myrecall/test_serve.py",
+    "tests/agent_bridge/test_agent_live.py",
+    "tests/test_commands.py",
+    "tests/myrecall/test_archive.py",
+    "tests/frames/test_deletion.py",
+    "tests/frames/test_shared_images.py",
+    "tests/test_contract.py",
+    "tests/capture/test_client.py",
+    "tests/frames/test_incremental.py",
+    "tests/agent_bridge/test_mcp.py",
+    "tests/search/test_multilingual.py",
+    "tests/search/test_semantic.py",
+    "tests/pages/test_browser.py",
+    "tests/pages/test_links.py",
+    "tests/capture/test_extension.py",
+]
+
+
 def pytest_collection_modifyitems(config, items):
     """Tests marked sqlite_only are deselected on PostgreSQL (DATABASE_URL), tests marked
-    postgresql_only on SQLite; the summary counts them."""
+    postgresql_only on SQLite; the summary counts them. The files of LONGEST_FILES come first."""
     from django.db import connection
 
     other = "postgresql_only" if connection.vendor == "sqlite" else "sqlite_only"
     kept = [item for item in items if item.get_closest_marker(other) is None]
     if dropped := [item for item in items if item.get_closest_marker(other) is not None]:
         config.hook.pytest_deselected(items=dropped)
-        items[:] = kept
+    rank = {path: i for i, path in enumerate(LONGEST_FILES)}
+    # A stable sort: each file's tests keep their order, the other files theirs.
+    items[:] = sorted(kept, key=lambda item: rank.get(item.nodeid.split("::")[0], len(rank)))
 
 
 @pytest.fixture(autouse=True)
