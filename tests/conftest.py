@@ -181,6 +181,15 @@ def immediate_ocr(settings):
     }
 
 
+@pytest.fixture
+def immediate_ocr_keyword(settings):
+    """As immediate_ocr, for tests of OCR and search by keyword: the embedding tasks are not run
+    (tests.tasks), the frames stay owed to the vector index."""
+    settings.TASKS = {
+        "default": {"BACKEND": "tests.tasks.ImmediateBackendButEmbedding", "QUEUES": ["default", "ocr", "embed"]}
+    }
+
+
 @pytest.fixture(scope="session")
 def live_server_proc(tmp_path_factory):
     server = LiveServer(tmp_path_factory.mktemp("live") / "data")

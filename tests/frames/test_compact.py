@@ -34,7 +34,7 @@ def _db_bytes(table: str, column: str) -> int:
         return cursor.fetchone()[0] or 0
 
 
-def test_compact_rewrites_older_rows_in_place_and_they_read_the_same(api, immediate_ocr):
+def test_compact_rewrites_older_rows_in_place_and_they_read_the_same(api, immediate_ocr_keyword):
     ids = [
         post_frame(api, render_text_image([f"Quarterly budget review {n}", "会议记录 and invoice 2026", "x" * n], size=(900, 200)),
                    client_frame_id=f"c{n}").json()["frame_id"]
@@ -64,7 +64,7 @@ def test_compact_rewrites_older_rows_in_place_and_they_read_the_same(api, immedi
     assert same.json()["status"] == "duplicate"
 
 
-def test_the_worker_rewrites_them_in_the_background(api, immediate_ocr):
+def test_the_worker_rewrites_them_in_the_background(api, immediate_ocr_keyword):
     frame_id = post_frame(api, render_text_image(["background compaction"], size=(900, 200))).json()["frame_id"]
     later = post_frame(api, render_text_image(["a later screen, other words"], size=(900, 200))).json()["frame_id"]
     _as_written_before(later)

@@ -226,7 +226,7 @@ def _twelve_frames(api, settings) -> None:
 
 
 @pytest.mark.sqlite_only  # SQLite's pages and free list; the same promise on PostgreSQL: the next test
-def test_a_deletion_gives_the_database_space_back(api, immediate_ocr, settings):
+def test_a_deletion_gives_the_database_space_back(api, immediate_ocr_keyword, settings):
     _twelve_frames(api, settings)
 
     def pages() -> tuple[int, int]:
@@ -241,7 +241,7 @@ def test_a_deletion_gives_the_database_space_back(api, immediate_ocr, settings):
 
 
 @pytest.mark.postgresql_only  # SQLite's: the test before
-def test_a_deletion_gives_the_space_of_the_frames_tables_back_on_postgresql(api, immediate_ocr, settings):
+def test_a_deletion_gives_the_space_of_the_frames_tables_back_on_postgresql(api, immediate_ocr_keyword, settings):
     """The deleted rows are vacuumed at once: the frames' and OCR tables (with their TOAST tables),
     emptied by the deletion, give their pages back to the file system."""
     _twelve_frames(api, settings)

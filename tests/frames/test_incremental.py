@@ -325,7 +325,7 @@ def _png(screen) -> bytes:
 
 
 @pytest.mark.django_db(transaction=True)
-def test_worker_stores_carried_lines_with_area_and_source(api, immediate_ocr):
+def test_worker_stores_carried_lines_with_area_and_source(api, immediate_ocr_keyword):
     rng = random.Random(3)
     screen = new_screen(rng, "browser", zh_share=0.3)
     now = time.time()
@@ -347,7 +347,7 @@ def test_worker_stores_carried_lines_with_area_and_source(api, immediate_ocr):
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_switch_back_is_read_against_that_windows_last_frame(api, immediate_ocr):
+def test_a_switch_back_is_read_against_that_windows_last_frame(api, immediate_ocr_keyword):
     rng = random.Random(5)
     editor, chat = new_screen(rng, "editor"), new_screen(rng, "chat")
     now = time.time()
@@ -366,7 +366,7 @@ def test_a_switch_back_is_read_against_that_windows_last_frame(api, immediate_oc
 
 
 @pytest.mark.django_db(transaction=True)
-def test_worker_falls_back_to_a_full_pass_when_the_previous_image_is_gone(api, immediate_ocr):
+def test_worker_falls_back_to_a_full_pass_when_the_previous_image_is_gone(api, immediate_ocr_keyword):
     rng = random.Random(4)
     screen = new_screen(rng, "editor")
     now = time.time()

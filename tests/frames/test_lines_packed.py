@@ -76,7 +76,7 @@ def _plan(where: str) -> str:
 
 
 @pytest.mark.django_db(transaction=True)
-def test_rows_packed_in_the_older_form_are_packed_again_by_compact(api, immediate_ocr):
+def test_rows_packed_in_the_older_form_are_packed_again_by_compact(api, immediate_ocr_keyword):
     from tests.conftest import post_frame, render_text_image
 
     frame_id = post_frame(api, render_text_image(["Quarterly budget review", "会议记录 and invoice 2026"], size=(900, 200))).json()["frame_id"]

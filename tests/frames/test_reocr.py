@@ -19,7 +19,7 @@ WORDS = ["invoice_line_count overdue", "deployment-redis.yaml replicas", "api-wo
 
 
 @pytest.fixture
-def old_frames(api, immediate_ocr):
+def old_frames(api, immediate_ocr_keyword):
     """Four frames a minute apart, read, then made to look read by an older reader that missed
     their words (as the reader before versions did on small text)."""
     now = time.time()
