@@ -89,7 +89,7 @@ def search_run(*, q: str, filters: Filters, mode: str | None = None, limit: int,
         return SearchResult(
             hits=[
                 replace(hit, matched=("semantic",), passage=plan.passages.get(hit.frame_id))
-                for hit in hits_load([(frame_id, round(1 - distance, 4)) for frame_id, distance in page])
+                for hit in hits_load([(frame_id, _semantic_score(plan, frame_id, distance)) for frame_id, distance in page])
             ],
             total=len(semantic) if len(semantic) < offset + limit else semantic_total(filters, len(semantic)),
             mode=mode,
@@ -118,6 +118,14 @@ def search_run(*, q: str, filters: Filters, mode: str | None = None, limit: int,
         if frame_id in details
     ]
     return SearchResult(hits=hits, total=keyword_total + extra, mode=mode)
+
+
+def _semantic_score(plan, frame_id: int, distance: float) -> float:
+    """A result by meaning's score: how far it stands out by both models (search.crosscheck: the
+    mean of their z, 3 and more counts), the order results come in; the similarity under a fixed
+    bar the user set (or when the second model could not answer)."""
+    agreement = plan.agreement.get(frame_id)
+    return round(agreement, 3) if agreement is not None else round(1 - distance, 4)
 
 
 def _keyword_only(hits: list[SearchHit], *, mode: str, offset: int) -> list[SearchHit]:

@@ -155,9 +155,12 @@ class SemanticPlan:
     reads: list[_DayRead] = field(default_factory=list)
     ids_cost: tuple[float, float] = IDS_COST_MS  # grown with the index's size
     embedded: Future | None = None  # the query's embedding and relevance, begun while the plan counts
-    # Filled by semantic_finish: each frame found, with the number of its passage that matched
-    # best (search.passages: its index in frame_passages of the frame).
-    passages: dict[int, int] = field(default_factory=dict)
+    # Filled by semantic_finish: each frame found, with what the screen says in the passage that
+    # matched best (search.passages).
+    passages: dict[int, str] = field(default_factory=dict)
+    # And, when the two models judged them (search.crosscheck), how far each stands out by both:
+    # the mean of their z, the order the frames come in.
+    agreement: dict[int, float] = field(default_factory=dict)
 
 
 def semantic_plan(*, q: str, filters: Filters, n: int) -> SemanticPlan:
@@ -369,7 +372,7 @@ def semantic_finish(plan: SemanticPlan, fetched: SemanticFetched) -> list[tuple[
         if judged is None:  # the second model could not answer: the index's model alone decides
             ranked = select([(frame_id, distance, stand_out.get(frame_id)) for frame_id, distance in ranked])
         else:
-            ranked, shown = judged
+            ranked, shown, plan.agreement = judged
     ranked = ranked[:n]
     plan.passages = {}
     for frame_id, _ in ranked:
@@ -408,9 +411,9 @@ def _judged(
     stand_out: dict[int, float | None],
     chunk_zs: dict[tuple[int, int], float],
     relevance: QueryRelevance | None,
-) -> tuple[list[tuple[int, float]], dict[int, int]] | None:
+) -> tuple[list[tuple[int, float]], dict[int, int], dict[int, float]] | None:
     """The candidates both models agree on (search.crosscheck), best first, with the passage each
-    is shown by; None when the second model cannot answer. A frame's agreement is the mean of
+    is shown by and its agreement; None when the second model cannot answer. A frame's agreement is the mean of
     its best z by the index's model and its best z by the second one (its z by the second alone
     when the index's model kept no record for it); it counts from AGREE_KEEP. When none reaches
     that, the best one alone counts if it reaches AGREE_FIRST (a terse question about a short
@@ -447,7 +450,7 @@ def _judged(
     kept = [item for item in agreed if item[0] >= AGREE_KEEP]
     if not kept and agreed and agreed[0][0] >= AGREE_FIRST:
         kept = agreed[:1]  # nothing stands out: the one both read best, if it nearly does
-    return [(frame_id, distance[frame_id]) for _, frame_id in kept], shown
+    return [(frame_id, distance[frame_id]) for _, frame_id in kept], shown, {frame_id: agreement for agreement, frame_id in kept}
 
 
 def _records(cursor, frame_ids: list[int]) -> dict[int, bytes | None]:

@@ -102,7 +102,7 @@ def test_a_busy_screen_is_found_by_its_one_notice_in_another_language_and_shows_
     resp = post_frame(api, busy_screen(notice, FILLER), app_name="Mail", window_name="Inbox - Mail")
     assert resp.status_code == 201, resp.content
     frame_id = resp.json()["frame_id"]
-    from search import services
+    from search import semantic, services
 
     while services.vectors_embed_pending()[0]:
         pass
@@ -118,6 +118,7 @@ def test_a_busy_screen_is_found_by_its_one_notice_in_another_language_and_shows_
         found = search(q)
         assert [hit["frame_id"] for hit in found] == [frame_id], q
         assert "delayed" in found[0]["excerpt"] and "Inbox" not in found[0]["excerpt"], found[0]["excerpt"]
+        assert found[0]["score"] >= semantic.AGREE_FIRST  # how far it stands out by both models
     # Questions the screen has no answer to get no answer.
     for q in ("knitting a wool hat", "婚礼摄影师", "saxophone reed"):
         assert search(q) == [], q
