@@ -32,7 +32,7 @@ DATABASE_FILE = "myrecall.sqlite3"  # the embedded database, in the data dir (my
 _template: dict[str, Path] = {}
 
 
-def _database_template() -> Path:
+def database_template() -> Path:
     """An embedded database with every migration applied, made once per test process by the
     project's own `migrate`: a LiveServer on SQLite starts from a copy (a first start's
     migrations cost each server about 1.4 CPU s)."""
@@ -86,7 +86,7 @@ class LiveServer:
         database = self.data_dir / DATABASE_FILE
         if "DATABASE_URL" not in self.env and not database.exists():
             # A new embedded database: a copy of the migrated template, with this server's token.
-            shutil.copyfile(_database_template(), database)
+            shutil.copyfile(database_template(), database)
             self.token = _token_add(database, "live")
         self.log_path = self.data_dir / "serve.log"
         self.log = open(self.log_path, "w")

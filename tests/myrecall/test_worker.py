@@ -8,6 +8,7 @@ workers write; or the data dir's own PostgreSQL database, tests.databases) and n
 import json
 import os
 import random
+import shutil
 import signal
 import subprocess
 import sys
@@ -20,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from tests import databases
-from tests.server import LiveServer
+from tests.server import DATABASE_FILE, LiveServer, database_template
 from tests.screens import new_screen, render
 
 REPO = Path(__file__).resolve().parents[2]
@@ -43,7 +44,10 @@ class DataDir:
         self.path.mkdir(parents=True, exist_ok=True)
         self.env = {**os.environ, **databases.env_for(path), **FAST, "MYRECALL_DATA_DIR": str(path)}
         self.workers: list[subprocess.Popen] = []
-        if migrate:
+        if migrate and "DATABASE_URL" not in self.env:
+            # The embedded database: a copy of one migrated once per test process (tests.server).
+            shutil.copyfile(database_template(), self.path / DATABASE_FILE)
+        elif migrate:
             self.django("from django.core.management import call_command; call_command('migrate', verbosity=0)")
 
     def django(self, code: str, **env: str) -> str:
