@@ -30,11 +30,31 @@ questions would still get a result (every one a false positive).
 
     .venv/bin/python bench/search_quality.py [--models all-MiniLM-L6-v2,multilingual-e5-small] [--out figures.json] [--keep]
     .venv/bin/python bench/search_quality.py --render-only     # draw the screens, print where they are
+
+--set captured runs the captured set instead (issue 41, bench.quality.captured_queries): 45 screens
+captured from real programs on Xvfb (terminals, editors, mail, chat, pages, documents; English,
+Chinese, mixed; light and dark; many busy), kept as WebP in bench/quality/captured/, with 100
+questions in six classes (en-exact, en-paraphrase, zh-exact, zh-paraphrase, cross-zh: English about
+Chinese screens, cross-en: Chinese about English screens), 40 of them held out, and 20 off-topic
+questions. The screens go through the same pipeline (frame_ingest, real OCR, frames_embed), in a
+memory of one of two sizes (--memory, both by default, each in a process of its own):
+- small: the labelled screens alone;
+- large: the labelled screens among --distractors N distractor frames (bench.quality.distractors:
+  real text of this machine, code, changelogs, program messages in English and Chinese, with every
+  line on a subject of a question left out), written with their text (no OCR) and embedded with
+  the real model through frames_embed; built once and kept under ~/.cache/myrecall-bench
+  (bench.quality.memory), so only the first run pays.
+It prints, per memory and per class, recall@10 and MRR in each mode, the held-out questions apart
+from the others, and the results each off-topic question gets (by meaning and hybrid); --out
+writes all of it as JSON. Default model for this set: multilingual-e5-small (the app's default).
+
+    .venv/bin/python bench/search_quality.py --set captured --memory small,large --distractors 1000 --out captured.json
 """
 
 import argparse
 import hashlib
 import json
+import shutil
 import statistics
 import subprocess
 import sys
@@ -212,7 +232,9 @@ SWEEP_CLASSES = {
 }
 
 
-def threshold_sweep(queries: list[Query], run: Pipeline, start_time: float, end_time: float, model: str) -> dict:
+def threshold_sweep(
+    queries: list[Query], run: Pipeline, start_time: float, end_time: float, model: str, off_topic: list[str] = OFF_TOPIC
+) -> dict:
     """Search by meaning with no similarity threshold, once per labelled English query and per
     off-topic question; then, for each threshold, what it would keep: recall@K per class (a
     labelled screen among the top K at or above the threshold), and for the off-topic questions
@@ -224,11 +246,11 @@ def threshold_sweep(queries: list[Query], run: Pipeline, start_time: float, end_
 
     key_of = {frame_id: key for key, frame_id in run.frame_of.items()}
     filters = Filters(start_time=start_time, end_time=end_time)
-    classes = SWEEP_CLASSES[model]
+    classes = tuple(cls for cls in SWEEP_CLASSES[model] if any(q.cls == cls for q in queries))
     labelled = [q for q in queries if q.cls in classes]
     found: list[tuple[Query | None, list[tuple[str, float]]]] = []
     with override_settings(SEMANTIC_MAX_DISTANCE=2.0):
-        for query in [*labelled, *[Query(q=q, cls="off-topic", answers=()) for q in OFF_TOPIC]]:
+        for query in [*labelled, *[Query(q=q, cls="off-topic", answers=()) for q in off_topic]]:
             ranked = semantic_ranked(q=query.q, filters=filters, n=K)
             found.append((query, [(key_of.get(frame_id, "?"), 1 - distance) for frame_id, distance in ranked]))
     sweep = {}
@@ -247,9 +269,10 @@ def threshold_sweep(queries: list[Query], run: Pipeline, start_time: float, end_
     from search.hybrid import search_run
 
     got = {
-        mode: [len(search_run(q=q, filters=filters, mode=mode, limit=K, offset=0).hits) for q in OFF_TOPIC]
+        mode: [len(search_run(q=q, filters=filters, mode=mode, limit=K, offset=0).hits) for q in off_topic]
         for mode in ("semantic", "hybrid")
     }
+    per_question = {q: {mode: counts[i] for mode, counts in got.items()} for i, q in enumerate(off_topic)}
     off_topic = {mode: {"results": statistics.fmean(counts), "any": sum(map(bool, counts)) / len(counts)} for mode, counts in got.items()}
     return {
         "classes": classes,
@@ -257,6 +280,7 @@ def threshold_sweep(queries: list[Query], run: Pipeline, start_time: float, end_
         "answer_similarity": sorted(answers),
         "off_topic_top_similarity": sorted(strays),
         "off_topic": off_topic,
+        "off_topic_per_question": per_question,
     }
 
 
@@ -280,7 +304,7 @@ def sweep_print(sweep: dict) -> None:
               f"median {statistics.median(strays):.2f}, p90 {strays[int(len(strays) * 0.9)]:.2f}, max {strays[-1]:.2f}")
 
 
-def figures_of(queries: list[Query], outcomes: dict[tuple[int, str], Outcome]) -> dict:
+def figures_of(queries: list[Query], outcomes: dict[tuple[int, str], Outcome], groups: dict = GROUPS) -> dict:
     """recall@K and MRR per group and mode, with the count of degraded answers."""
     def row_of(indexes: list[int]) -> dict:
         row = {"queries": len(indexes)}
@@ -293,7 +317,7 @@ def figures_of(queries: list[Query], outcomes: dict[tuple[int, str], Outcome]) -
             }
         return row
 
-    figures = {group: row_of([i for i, query in enumerate(queries) if query.cls in classes]) for group, classes in GROUPS.items()}
+    figures = {group: row_of([i for i, query in enumerate(queries) if query.cls in classes]) for group, classes in groups.items()}
     for group, held_out in HELD_OUT_GROUPS.items():
         figures[group] = row_of([i for i, query in enumerate(queries) if query.held_out is held_out])
     return figures
@@ -434,15 +458,201 @@ def models_compare(results: dict[str, dict]) -> None:
                   f"against {figures['all']['semantic']['recall']:.2f} / {figures['all']['semantic']['mrr']:.2f} as queries")
 
 
+# The captured set (issue 41) ------------------------------------------------------------------
+
+DAY = 86400.0
+MEMORIES = ("small", "large")
+
+
+def captured_groups(classes: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
+    return {
+        **{cls: (cls,) for cls in classes},
+        "English (en-*)": ("en-exact", "en-paraphrase"),
+        "Chinese (zh-*)": ("zh-exact", "zh-paraphrase"),
+        "cross (both)": ("cross-zh", "cross-en"),
+        "all": classes,
+    }
+
+
+def figures_apart(queries: list[Query], outcomes: dict[tuple[int, str], Outcome], groups: dict) -> dict:
+    """figures_of over every query, over the ones open to tuning, and over the held-out ones."""
+    def part(held: bool | None) -> dict:
+        chosen = [i for i, query in enumerate(queries) if held is None or query.held_out is held]
+        sub = {(j, mode): outcomes[(i, mode)] for j, i in enumerate(chosen) for mode in MODES}
+        figures = figures_of([queries[i] for i in chosen], sub, groups)
+        return {group: figures[group] for group in groups}
+
+    return {"every": part(None), "open": part(False), "held out": part(True)}
+
+
+def cell(row: dict, mode: str) -> str:
+    if not row["queries"]:
+        return f"{'-':>13s}"
+    return f"{row[mode]['recall']:5.2f} / {row[mode]['mrr']:5.2f}" if measured(row, mode) or mode == "keyword" else f"{'n/a':>13s}"
+
+
+def apart_print(apart: dict, groups: dict) -> None:
+    print(f"\nrecall@{K} / MRR per class: the questions open to tuning, and the held-out ones apart")
+    header = f"{'class':16s} {'n':>3s}  " + "  ".join(f"{mode:>13s}" for mode in MODES) + "  |" + f"{'held out n':>11s}  " + "  ".join(f"{mode:>13s}" for mode in MODES)
+    print(header)
+    print("-" * len(header))
+    for group in groups:
+        open_row, held_row = apart["open"][group], apart["held out"][group]
+        if group in ("English (en-*)", "all"):
+            print()
+        print(f"{group:16s} {open_row['queries']:3d}  " + "  ".join(cell(open_row, m) for m in MODES)
+              + "  |" + f"{held_row['queries']:11d}  " + "  ".join(cell(held_row, m) for m in MODES))
+
+
+def off_topic_print(sweep: dict) -> None:
+    print("\noff-topic questions (no screen answers them): results each gets with the app's rule")
+    for q, counts in sweep["off_topic_per_question"].items():
+        print(f"  {q!r:40s} semantic {counts['semantic']:2d}  hybrid {counts['hybrid']:2d}")
+    print("  mean: " + "; ".join(f"{mode} {row['results']:.2f} results each ({row['any']:.2f} get any)" for mode, row in sweep["off_topic"].items()))
+
+
+def captured_memory_run(args, memory: str, model: str) -> dict:
+    """The captured set in one memory, in this process (Django starts here on its data dir)."""
+    import tempfile
+
+    from bench.quality import captured_queries as cq
+    from bench.quality.memory import data_dir_copy, memory_ready
+    from bench.search_keyword import django_start
+
+    problems = cq.labels_check()
+    counts = {cls: sum(q.cls == cls for q in cq.QUERIES) for cls in cq.CLASSES}
+    print(f"captured set: {len(cq.SCREENS)} screens, {len(cq.QUERIES)} questions, {sum(q.held_out for q in cq.QUERIES)} held out "
+          f"({', '.join(f'{c} {n}' for c, n in counts.items())}), {len(cq.OFF_TOPIC)} off-topic")
+    for problem in problems:
+        print(f"  label problem: {problem}")
+    build = None
+    if memory == "large":
+        kept = memory_ready(distractors=args.distractors, model=model, seed=args.distractor_seed, t0=cq.T0)
+        build = json.loads((kept / "build.json").read_text())
+        data_dir = data_dir_copy(kept, "quality-large")
+    else:
+        data_dir = Path(tempfile.mkdtemp(prefix="myrecall-bench-quality-small-"))
+    print(f"\n==== memory {memory}: {len(cq.SCREENS)} labelled screens"
+          + (f" among {args.distractors:,} distractor frames" if memory == "large" else " alone") + f"; {model} ====")
+    django_start(data_dir)
+    try:
+        if memory == "small":
+            database_create()
+        start_time, end_time = cq.T0 - 11 * DAY, cq.T0 + 11 * DAY
+        run = pipeline_run(cq.SCREENS, {screen.key: screen.path for screen in cq.SCREENS})
+        embed_all(run, model)
+        from search.embeddings import embedder_info
+
+        outcomes = queries_run(cq.QUERIES, run, start_time=start_time, end_time=end_time)
+        groups = captured_groups(cq.CLASSES)
+        apart = figures_apart(cq.QUERIES, outcomes, groups)
+        sweep = None if run.semantic else threshold_sweep(cq.QUERIES, run, start_time, end_time, model, off_topic=cq.OFF_TOPIC)
+        embedder = "" if run.semantic else f"{embedder_info().model} ({embedder_info().endpoint})"
+        report_print(cq.QUERIES, outcomes, apart["every"], run, embedder)
+        apart_print(apart, groups)
+        if sweep:
+            off_topic_print(sweep)
+    finally:
+        from django.db import connection
+
+        connection.close()
+        if args.keep:
+            print(f"kept {data_dir}")
+        else:
+            shutil.rmtree(data_dir, ignore_errors=True)
+    return {
+        "set": "captured",
+        "memory": memory,
+        "model": model,
+        "code": code_state(),
+        "screens": len(cq.SCREENS),
+        "distractors": args.distractors if memory == "large" else 0,
+        "distractors_build": build,
+        "ocr_p50_s": statistics.median(run.ocr_ms) / 1000 if run.ocr_ms else None,
+        "embed_s": round(run.embed_s, 2),
+        "semantic_unavailable": run.semantic or None,
+        "figures": apart,
+        "off_topic": sweep and sweep["off_topic"],
+        "off_topic_per_question": sweep and sweep["off_topic_per_question"],
+        "threshold_sweep": sweep and sweep["sweep"],
+        "queries": [
+            {"q": q.q, "class": q.cls, "held_out": q.held_out, "answers": list(q.answers),
+             **{mode: {"rank": outcomes[(i, mode)].rank, "top": outcomes[(i, mode)].top, "degraded": outcomes[(i, mode)].degraded} for mode in MODES}}
+            for i, q in enumerate(cq.QUERIES)
+        ],
+    }
+
+
+def memories_compare(results: list[dict]) -> None:
+    """One table: semantic and hybrid recall@K / MRR per class in each memory, open and held out."""
+    from bench.quality.captured_queries import CLASSES as CAPTURED_CLASSES
+
+    groups = captured_groups(CAPTURED_CLASSES)
+    names = [f"{r['memory']} ({r['screens'] + r['distractors']:,})" for r in results]
+    print(f"\n== the captured set by memory size ({results[0]['model']}): recall@{K} / MRR ==")
+    for part in ("open", "held out"):
+        print(f"\n{part}:")
+        header = f"{'class':16s} {'n':>3s}  " + "  ".join(f"{name[:16] + ' ' + mode:>26s}" for name in names for mode in ("semantic", "hybrid"))
+        print(header)
+        print("-" * len(header))
+        for group in groups:
+            row0 = results[0]["figures"][part][group]
+            cells = [cell(r["figures"][part][group], mode).strip() for r in results for mode in ("semantic", "hybrid")]
+            print(f"{group:16s} {row0['queries']:3d}  " + "  ".join(f"{c:>26s}" for c in cells))
+    print("\noff-topic questions, results each (semantic / hybrid):")
+    for r, name in zip(results, names):
+        if r["off_topic"]:
+            print(f"  {name:16s} {r['off_topic']['semantic']['results']:.2f} / {r['off_topic']['hybrid']['results']:.2f}")
+
+
+def captured_main(args) -> None:
+    memories = [m.strip() for m in args.memory.split(",") if m.strip()]
+    models = [name.strip() for name in (args.models or "multilingual-e5-small").split(",") if name.strip()]
+    unknown = [m for m in memories if m not in MEMORIES]
+    if unknown or len(models) != 1:
+        sys.exit(f"--memory takes {', '.join(MEMORIES)}; --set captured takes one model (got {unknown or models})")
+    if len(memories) == 1:
+        result = captured_memory_run(args, memories[0], models[0])
+        if args.out:
+            args.out.write_text(json.dumps(result, ensure_ascii=False, indent=1))
+            print(f"figures written to {args.out}")
+        return
+    import tempfile
+
+    results = []
+    for memory in memories:  # each memory in a process of its own: Django reads its data dir once per process
+        with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as handle:
+            part = Path(handle.name)
+        argv = [sys.executable, str(Path(__file__).resolve()), "--set", "captured", "--memory", memory, "--models", models[0],
+                "--distractors", str(args.distractors), "--distractor-seed", str(args.distractor_seed), "--out", str(part)]
+        subprocess.run(argv + (["--keep"] if args.keep else []), check=True)
+        results.append(json.loads(part.read_text()))
+        part.unlink()
+    memories_compare(results)
+    if args.out:
+        args.out.write_text(json.dumps({"set": "captured", "memories": {r["memory"]: r for r in results}}, ensure_ascii=False, indent=1))
+        print(f"figures written to {args.out}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--models", default=",".join(MODELS), help="Packaged models to compare, comma-separated (default: both).")
+    parser.add_argument("--models", default=None,
+                        help="Packaged models to compare, comma-separated (default: both; the captured set: multilingual-e5-small).")
+    parser.add_argument("--set", choices=("synthetic", "captured"), default="synthetic",
+                        help="The labelled set: screens drawn from HTML (synthetic, default) or captured from real programs.")
+    parser.add_argument("--memory", default=",".join(MEMORIES),
+                        help="With --set captured: small (the labelled screens alone), large (among distractors), or both.")
+    parser.add_argument("--distractors", type=int, default=100_000, help="Distractor frames of the large memory (default 100,000).")
+    parser.add_argument("--distractor-seed", type=int, default=41, help="Seed of the distractors (default 41).")
     parser.add_argument("--out", type=Path, help="Write the figures and every query's ranks to this JSON file.")
     parser.add_argument("--cache", type=Path, default=CACHE, help=f"Where the rendered PNGs are kept (default {CACHE}).")
     parser.add_argument("--keep", action="store_true", help="Keep the temporary data dir.")
     parser.add_argument("--render-only", action="store_true", help="Draw the screens into the cache and stop.")
     args = parser.parse_args()
-    models = [name.strip() for name in args.models.split(",") if name.strip()]
+    if args.set == "captured":
+        captured_main(args)
+        return
+    models = [name.strip() for name in (args.models or ",".join(MODELS)).split(",") if name.strip()]
 
     problems = labels_check()
     counts = {cls: sum(q.cls == cls for q in QUERIES) for cls in CLASSES}
