@@ -24,6 +24,9 @@ class FrameVectors(models.Model):
     # Where each chunk's lines are in the frame's text (search.passages.spans_pack): the passage a
     # search by meaning matched is shown from it. None for frames embedded before it was kept.
     passages = models.BinaryField(null=True, blank=True, default=None)
+    # The second model's reading of each chunk (search.crosscheck.passages_read). None for frames
+    # embedded before it was kept, or when that model could not read them: searches read them then.
+    crosscheck = models.BinaryField(null=True, blank=True, default=None)
     # Claims by a worker that did not finish (it died): past TASK_MAX_ATTEMPTS the frame fails.
     attempts = models.PositiveSmallIntegerField(default=0)
     error = models.TextField(blank=True, default="")

@@ -1,5 +1,6 @@
 """Writes to the keyword index and the vector index."""
 
+import logging
 import math
 from datetime import datetime, timedelta
 from datetime import timezone as dt_timezone
@@ -11,6 +12,7 @@ from django.utils import timezone
 
 from frames.models import Frame, OcrResult, OcrStatus
 from myrecall import priorities
+from search import crosscheck
 from search import vectors as vectors_store
 from search.embeddings import EmbeddingError, embed_texts, embedder_info
 from search.models import FrameVectors, VectorStatus
@@ -18,6 +20,8 @@ from search.passages import frame_passages, spans_pack
 from search.relevance import chunk_stats
 from search.keyword_base import index_row, period_bounds_s, period_of, rebuild_after, rebuild_mark, time_ms
 from search.keyword_index import keyword_index
+
+logger = logging.getLogger(__name__)
 
 
 def frame_index(*, frame: Frame) -> None:
@@ -329,9 +333,27 @@ def frames_embed(*, frame_ids: list[int]) -> int:
     FrameVectors.objects.filter(frame_id__in=[frame[0] for frame in frames]).update(
         status=VectorStatus.DONE, embedder=key, attempts=0, error=""
     )
-    for frame_id, passages, record in zip([frame[0] for frame in frames], cut, records):
-        FrameVectors.objects.filter(frame_id=frame_id).update(chunks=len(passages), relevance=record, passages=spans_pack(passages))
+    second = _crosscheck_read(pieces)
+    for frame_id, passages, record, reading in zip([frame[0] for frame in frames], cut, records, second):
+        FrameVectors.objects.filter(frame_id=frame_id).update(
+            chunks=len(passages), relevance=record, passages=spans_pack(passages), crosscheck=reading
+        )
     return len(frames)
+
+
+def _crosscheck_read(pieces: list[list[str]]) -> list[bytes | None]:
+    """The second model's reading of each frame's passages (search.crosscheck), each distinct
+    passage read once (consecutive screens repeat most of theirs); None for every frame when that
+    model fails: a search then reads those frames' passages itself."""
+    distinct = list(dict.fromkeys(piece for chunks in pieces for piece in chunks))
+    try:
+        read = crosscheck.passages_read(distinct)
+    except Exception:  # noqa: BLE001 - the second reading is worth having, not worth losing vectors over
+        logger.exception("The second model could not read %d passages; searches will read them", len(distinct))
+        return [None] * len(pieces)
+    size = crosscheck.RECORD_BYTES
+    at = {piece: read[i * size : (i + 1) * size] for i, piece in enumerate(distinct)}
+    return [b"".join(at[piece] for piece in chunks) for chunks in pieces]
 
 
 def vectors_embed_pending(*, limit: int | None = None, newest_first: bool = False) -> tuple[int, int]:

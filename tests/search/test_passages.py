@@ -102,12 +102,13 @@ def test_a_busy_screen_is_found_by_its_one_notice_in_another_language_and_shows_
     resp = post_frame(api, busy_screen(notice, FILLER), app_name="Mail", window_name="Inbox - Mail")
     assert resp.status_code == 201, resp.content
     frame_id = resp.json()["frame_id"]
-    from search import semantic, services
+    from search import crosscheck, semantic, services
 
     while services.vectors_embed_pending()[0]:
         pass
     row = FrameVectors.objects.get(frame_id=frame_id)
     assert row.chunks >= 2 and len(spans_unpack(row.passages)) == row.chunks  # cut by blocks, spans kept
+    assert len(bytes(row.crosscheck)) == row.chunks * crosscheck.RECORD_BYTES  # read by the second model once
 
     def search(q: str) -> list[dict]:
         body = api.get("/api/v1/search", {"q": q, "start_time": start, "mode": "semantic"}).json()
@@ -122,3 +123,26 @@ def test_a_busy_screen_is_found_by_its_one_notice_in_another_language_and_shows_
     # Questions the screen has no answer to get no answer.
     for q in ("knitting a wool hat", "婚礼摄影师", "saxophone reed"):
         assert search(q) == [], q
+
+
+def test_the_kept_reading_of_a_passage_gives_the_z_the_model_gives():
+    """A passage's reading kept in 8 bits a dimension (search.crosscheck) answers a question as
+    the model's own vectors do, to a few hundredths of a deviation."""
+    import numpy as np
+
+    from search import crosscheck
+    from search.relevance import CJK, LATIN
+
+    passages = ["Flight CA1234 from Beijing to Shanghai is delayed by two hours", "会议记录：项目进度延迟，预算需要重新评估", "kubectl get pods: api-7d9f CrashLoopBackOff"]
+    record = crosscheck.passages_read(passages)
+    assert len(record) == 3 * crosscheck.RECORD_BYTES
+    rows = crosscheck._encode(passages)
+    background, languages = crosscheck._background
+    for q, language in (("my plane is late", LATIN), ("项目延期", CJK)):
+        question = crosscheck.question_vector(q)
+        near = np.sort(rows @ background[languages == language].T, axis=1)
+        near = near[:, : max(2, round(near.shape[1] * (1 - crosscheck.TRIM)))]
+        exact = (rows @ question - near.mean(axis=1)) / near.std(axis=1)
+        kept = crosscheck.record_z(question, record, language)
+        assert np.allclose(kept, exact, atol=0.05), (kept, exact)
+    assert crosscheck.record_z(question, b"", LATIN).shape == (0,)
