@@ -45,7 +45,7 @@ def found(api, start: float, q: str) -> list[int]:
     return [item["content"]["frame_id"] for item in resp.json()["data"]]
 
 
-def test_words_read_by_ocr_are_found_exact_words_first(api, immediate_ocr):
+def test_words_read_by_ocr_are_found_exact_words_first(api, immediate_ocr_keyword):
     start = time.time() - 60
     ids, texts = {}, {}
     for name, lines in (("chinese", CHINESE_DOC), ("log", PACKAGE_LOG), ("code", CAMEL_CODE)):
