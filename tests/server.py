@@ -29,14 +29,21 @@ READY_MARKER = "[worker] ready"  # after every start-up hook: OCR engine and emb
 
 
 DATABASE_FILE = "myrecall.sqlite3"  # the embedded database, in the data dir (myrecall/settings.py)
-_template: dict[str, Path] = {}
+_template: dict[tuple, Path] = {}
+
+
+def _migrations() -> tuple:
+    """The migration files of the checkout (name, size, time): a template made before one of
+    them was added or changed is not used again."""
+    return tuple(sorted((str(path), path.stat().st_size, path.stat().st_mtime_ns) for path in REPO.glob("*/migrations/0*.py")))
 
 
 def database_template() -> Path:
-    """An embedded database with every migration applied, made once per test process by the
-    project's own `migrate`: a LiveServer on SQLite starts from a copy (a first start's
-    migrations cost each server about 1.4 CPU s)."""
-    if "database" not in _template:
+    """An embedded database with every migration applied, made once per test process (again when
+    the migrations change) by the project's own `migrate`: a LiveServer on SQLite starts from a
+    copy (a first start's migrations cost each server about 1.4 CPU s)."""
+    key = _migrations()
+    if key not in _template:
         folder = Path(tempfile.mkdtemp(prefix="myrecall-template-"))
         atexit.register(shutil.rmtree, folder, ignore_errors=True)
         env = {**os.environ, "MYRECALL_DATA_DIR": str(folder)}
@@ -44,8 +51,8 @@ def database_template() -> Path:
         conn = sqlite3.connect(folder / DATABASE_FILE)
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # every page in the file itself, none in a WAL
         conn.close()
-        _template["database"] = folder / DATABASE_FILE
-    return _template["database"]
+        _template[key] = folder / DATABASE_FILE
+    return _template[key]
 
 
 def _token_add(database: Path, name: str) -> str:
