@@ -176,7 +176,8 @@ def pipeline_run(screens: list[Screen], pngs: dict[str, Path]) -> Pipeline:
         if status != "done":
             print(f"  OCR of {key} (frame {frame_id}) ended {status}")
     key_of = {frame_id: key for key, frame_id in run.frame_of.items()}
-    for frame_id, text, elapsed_ms in OcrResult.objects.values_list("frame_id", "text", "elapsed_ms"):
+    # Only the labelled screens' rows: a large memory holds distractor frames too.
+    for frame_id, text, elapsed_ms in OcrResult.objects.filter(frame_id__in=key_of).values_list("frame_id", "text", "elapsed_ms"):
         run.ocr_text[key_of[frame_id]] = text
         run.ocr_ms.append(elapsed_ms)
 
