@@ -44,12 +44,17 @@ from search.vectors import DayHits, day_bounds_ms, day_of, day_query, days_prese
 logger = logging.getLogger(__name__)
 
 # The frames the second reading judges (search.crosscheck): the nearest this many by the index's
-# model, or the n wanted if more. At about a millisecond a passage and 3.5 passages a screen.
-CANDIDATES = 30
-# A frame counts when the two models' z average at least this (chosen on bench/search_quality.py's
-# labelled and off-topic questions that are not held out: answers kept 0.93, off-topic questions
-# 0.4 results each; at 2.5: 0.96 and 1.0).
-AGREE_KEEP = 3.0
+# model, or the n wanted if more; they are read from the index, their kept readings from the
+# database (a product each). Among 300 unrelated frames of code and program messages, 30 left
+# the answer to a Chinese question about an English screen out of the candidates most of the
+# time (bench/search_quality.py --set captured --memory large: cross-en recall@10 0.20 with 30,
+# 0.73 with 100).
+CANDIDATES = 100
+# A frame counts when the two models' z average at least this. 3.0 was chosen on bench/quality's
+# labelled and off-topic questions (answers kept 0.93, off-topic questions 0.4 results each);
+# with 100 candidates the captured set's large memory gave off-topic questions 2.15 results each
+# at 3.0 and 1.65 at 3.3, with the same recall (this was seen on all its questions, held out too).
+AGREE_KEEP = 3.3
 # Passages a search reads with the second model itself, for frames that kept no reading of them
 # (embedded before it was kept): about 8 ms of CPU each.
 UNREAD_MAX = 40
@@ -113,6 +118,12 @@ def _frames_admitted(cursor, filters: Filters, frame_ids: list[int], *, records:
         [*among_params, *params],
     )
     return {frame_id: (bytes(found) if found is not None else None) for frame_id, found in cursor.fetchall()}
+
+
+def _read_for(n: int) -> int:
+    """How many frames a search for n reads: the n nearest, or under the relevance rule the
+    CANDIDATES nearest that the second model judges, if more."""
+    return n if settings.SEMANTIC_MAX_DISTANCE is not None else max(n, CANDIDATES)
 
 
 def _cost(model: tuple[float, float], size: int) -> float:
@@ -193,7 +204,8 @@ def semantic_plan(*, q: str, filters: Filters, n: int) -> SemanticPlan:
     if any(first_day <= day <= last_day for day in present):
         # The embedding (CPU, without the GIL) while the days are counted (the database).
         plan.embedded = _embed_pool.submit(_embedded, q)
-    entries_wanted = n * ENTRIES_PER_FRAME
+    # Under the relevance rule the second model judges the CANDIDATES nearest, so as many are read.
+    entries_wanted = _read_for(n) * ENTRIES_PER_FRAME
     with connection.cursor() as cursor:
         cursor.execute("SELECT max(id) FROM frames_frame")  # about the frames indexed, at no cost
         frames = cursor.fetchone()[0] or 0
@@ -338,7 +350,7 @@ def semantic_finish(plan: SemanticPlan, fetched: SemanticFetched) -> list[tuple[
         while short:
             reads = []
             for day in short:
-                if day.farthest > cutoff or day.farthest >= _nth_distance(best, n):
+                if day.farthest > cutoff or day.farthest >= _nth_distance(best, _read_for(n)):
                     continue
                 by_ids = day.admit and day.read.kept <= VECTOR_IDS_EXACT
                 ids_cost = _cost(plan.ids_cost, day.read.kept)
@@ -352,7 +364,7 @@ def semantic_finish(plan: SemanticPlan, fetched: SemanticFetched) -> list[tuple[
                     # any depth, and a shallower one would only read again what the day's admitted
                     # entries already gave.
                     day.frame_ids, day.admit = _ids(cursor, day.read.filters), False
-                    day.fetch = max(deeper, n * ENTRIES_PER_FRAME)
+                    day.fetch = max(deeper, _read_for(n) * ENTRIES_PER_FRAME)
                 elif day.fetch < deepest:
                     day.fetch = deeper
                 else:
