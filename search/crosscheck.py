@@ -22,8 +22,9 @@ reads only the question.
 Exports:
 - crosscheck_ready(), crosscheck_warm_up(), crosscheck_load_async()
 - passages_read(passages) -> bytes: the record a frame keeps (at embed time, search.services).
-- question_vector(q), record_z(question, record, language): each kept passage's z for a question,
-  against the everyday questions of `language` (search.relevance.LATIN or CJK).
+- question_vector(q), record_z(question, record, language, floor): each kept passage's z for a
+  question, against the everyday questions of `language` (search.relevance.LATIN or CJK);
+  record_deviations(record, language): what it divides by.
 - passage_z(q, passages, language): the same, reading the passages now.
 """
 
@@ -113,17 +114,32 @@ def question_vector(q: str) -> np.ndarray:
     return _encode([q[:QUESTION_MAX]])[0]
 
 
-def record_z(question: np.ndarray, record: bytes, language: int) -> np.ndarray:
-    """The z of each passage of a kept record for the question (by passage_z's measure)."""
+def _unpacked(record: bytes) -> tuple[np.ndarray, np.ndarray]:
+    """A kept record's vectors (int8 as floats) and stats, one row a passage."""
     count = len(record) // RECORD_BYTES
-    if not count:
-        return np.zeros(0, dtype=np.float32)
     raw = np.frombuffer(record[: count * RECORD_BYTES], dtype=np.uint8).reshape(count, RECORD_BYTES)
-    vectors = raw[:, :DIMENSIONS].view(np.int8).astype(np.float32)
     stats = np.frombuffer(raw[:, DIMENSIONS:].tobytes(), dtype="<f2").reshape(count, 5).astype(np.float32)
+    return raw[:, :DIMENSIONS].view(np.int8).astype(np.float32), stats
+
+
+def record_deviations(record: bytes, language: int) -> np.ndarray:
+    """Each kept passage's deviation against the everyday questions of `language`
+    (search.relevance.deviations_floor)."""
+    if len(record) < RECORD_BYTES:
+        return np.zeros(0, dtype=np.float32)
+    stats = np.frombuffer(record[: len(record) // RECORD_BYTES * RECORD_BYTES], dtype=np.uint8).reshape(-1, RECORD_BYTES)[:, DIMENSIONS:]
+    return np.frombuffer(stats.tobytes(), dtype="<f2").reshape(-1, 5)[:, 2 if language == LATIN else 4].astype(np.float32)
+
+
+def record_z(question: np.ndarray, record: bytes, language: int, floor: float = 0.0) -> np.ndarray:
+    """The z of each passage of a kept record for the question (by passage_z's measure), each
+    divided by at least `floor` (search.relevance.deviations_floor)."""
+    if len(record) < RECORD_BYTES:
+        return np.zeros(0, dtype=np.float32)
+    vectors, stats = _unpacked(record)
     similarity = (vectors @ question) * stats[:, 0]
     mean, deviation = (stats[:, 1], stats[:, 2]) if language == LATIN else (stats[:, 3], stats[:, 4])
-    return (similarity - mean) / np.maximum(deviation, 1e-3)
+    return (similarity - mean) / np.maximum(deviation, max(floor, 1e-3))
 
 
 def passage_z(q: str, passages: list[str], language: int | None = None) -> np.ndarray:
@@ -136,4 +152,4 @@ def passage_z(q: str, passages: list[str], language: int | None = None) -> np.nd
     return record_z(question_vector(q), passages_read(passages), group)
 
 
-__all__ = ["passages_read", "question_vector", "record_z", "crosscheck_load_async", "crosscheck_ready", "crosscheck_warm_up", "passage_z"]
+__all__ = ["passages_read", "question_vector", "record_deviations", "record_z", "crosscheck_load_async", "crosscheck_ready", "crosscheck_warm_up", "passage_z"]

@@ -29,7 +29,8 @@ Exports:
 - chunk_stats(texts, vectors) -> bytes: what a frame's chunks keep (their script and their
   similarity to the background questions), in chunk order.
 - QueryRelevance, query_relevance(q, embedding): a query's language and its pull per script.
-- chunk_record(stats, chunk), chunk_z(record, similarity, language), chunk_script(text),
+- chunk_record(stats, chunk), chunk_z(record, similarity, language, floor), chunk_script(text),
+  record_deviations(stats, language), deviations_floor(deviations),
   query_language(q), thresholds(), select(ranked).
 """
 
@@ -165,13 +166,34 @@ def query_relevance(q: str, embedding: list[float]) -> QueryRelevance:
     return QueryRelevance(language=query_language(q), pull=(float(near[LATIN]) - lowest, float(near[CJK]) - lowest))
 
 
-def chunk_z(record: tuple[int, float, float, float, float] | None, similarity: float, language: int) -> float | None:
+def chunk_z(record: tuple[int, float, float, float, float] | None, similarity: float, language: int, floor: float = 0.0) -> float | None:
     """How much more the query draws this chunk than the background questions of its language do,
-    in their deviations; None without a record."""
+    in their deviations (at least `floor`: see deviations_floor); None without a record."""
     if record is None:
         return None
     mean, deviation = (record[1], record[2]) if language == LATIN else (record[3], record[4])
-    return (similarity - mean) / max(deviation, 1e-3)
+    return (similarity - mean) / max(deviation, floor, 1e-3)
+
+
+def record_deviations(stats: bytes | None, language: int) -> list[float]:
+    """The deviation of every chunk a frame's record keeps, against the background questions of
+    `language` (for deviations_floor)."""
+    count = len(stats) // RECORD_BYTES if stats else 0
+    at = 2 if language == LATIN else 4
+    return [_RECORD.unpack_from(stats, chunk * RECORD_BYTES)[at] for chunk in range(count)]
+
+
+def deviations_floor(deviations) -> float:
+    """The least deviation a z is divided by among these passages: their median. A passage that
+    everyday questions all draw alike (code, a list of names in another script, a blob of
+    base64) has a deviation a third of the usual one, so any question draws it a z three times
+    as high as it would draw an ordinary passage equally near: in a memory with 300 unrelated
+    frames of code and program messages, questions on nothing there ("dinosaur fossils", "pottery
+    wheel") were kept on such passages. Measured over the candidates of one search, so it holds
+    for any model and any memory (bench/search_quality.py, on bench/quality and on the captured
+    set, small and large memories, in search.semantic)."""
+    values = np.asarray(list(deviations), dtype=np.float32)
+    return float(np.median(values)) if values.size else 0.0
 
 
 def thresholds() -> tuple[float, float, float]:

@@ -146,3 +146,13 @@ def test_the_kept_reading_of_a_passage_gives_the_z_the_model_gives():
         kept = crosscheck.record_z(question, record, language)
         assert np.allclose(kept, exact, atol=0.05), (kept, exact)
     assert crosscheck.record_z(question, b"", LATIN).shape == (0,)
+    # What each z is divided by, and a floor under it (search.relevance.deviations_floor).
+    for language in (LATIN, CJK):
+        near = np.sort(rows @ background[languages == language].T, axis=1)
+        near = near[:, : max(2, round(near.shape[1] * (1 - crosscheck.TRIM)))]
+        deviations = crosscheck.record_deviations(record, language)
+        assert np.allclose(deviations, near.std(axis=1), atol=1e-3), (deviations, near.std(axis=1))
+        unfloored = crosscheck.record_z(question, record, language)
+        floored = crosscheck.record_z(question, record, language, float(deviations.max()) * 2)
+        assert np.allclose(floored, unfloored * deviations / (deviations.max() * 2), atol=0.01)
+    assert crosscheck.record_deviations(b"", LATIN).shape == (0,)

@@ -32,6 +32,16 @@ def test_a_record_per_chunk_keeps_its_script_and_how_near_everyday_questions_com
     # A Chinese question is measured against the Chinese background questions, an English one the others.
     assert relevance.query_language("预算") == relevance.CJK and relevance.query_language("budget 2026") == relevance.LATIN
     assert relevance.chunk_z(records[1], records[1][3] + 2 * records[1][4], relevance.CJK) == pytest.approx(2.0, abs=1e-3)
+    # Divided by at least the floor: a chunk everyday questions all draw alike is not taken for one
+    # that stands out.
+    deviations = relevance.record_deviations(stats, relevance.CJK)
+    assert deviations == pytest.approx([record[4] for record in records], abs=1e-6)
+    assert relevance.record_deviations(None, relevance.LATIN) == []
+    floor = relevance.deviations_floor(deviations)
+    assert floor == pytest.approx(sorted(deviations)[1], abs=1e-6)
+    assert relevance.deviations_floor([]) == 0.0
+    assert relevance.chunk_z(records[1], records[1][3] + 2 * records[1][4], relevance.CJK, 4 * records[1][4]) == pytest.approx(0.5, abs=1e-3)
+    assert relevance.chunk_z(records[1], records[1][3] + 2 * records[1][4], relevance.CJK, records[1][4] / 2) == pytest.approx(2.0, abs=1e-3)
 
 
 def test_a_question_in_one_language_is_not_pulled_to_every_page_in_it(db):

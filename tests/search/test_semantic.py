@@ -167,7 +167,7 @@ def test_a_range_over_two_days_gives_the_exact_nearest_frames_however_little_of_
         weigh = relevance.query_relevance(q, embedding)
         records = {row.frame_id: bytes(row.relevance) for row in FrameVectors.objects.all()}
         best: dict[int, float] = {}
-        stand_out: dict[int, float] = {}
+        similarities: dict[tuple[int, int], float] = {}
         with connection.cursor() as cursor:
             for day in {day_of(int(filters.start_ms)), day_of(int(filters.end_ms))}:
                 admitted = set(semantic._ids(cursor, filters))
@@ -176,11 +176,11 @@ def test_a_range_over_two_days_gives_the_exact_nearest_frames_however_little_of_
                         continue
                     record = relevance.chunk_record(records[frame_id], chunk)
                     best[frame_id] = min(best.get(frame_id, 9.0), distance + weigh.pull[record[0]])
-                    stand_out[frame_id] = max(stand_out.get(frame_id, -99.0), relevance.chunk_z(record, 1 - distance, weigh.language))
+                    similarities[(frame_id, chunk)] = 1 - distance
         ranked = sorted(best.items(), key=lambda item: (item[1], -item[0]))
         # Then the second model's reading of the nearest candidates (search.crosscheck).
         candidates = ranked[: max(n, semantic.CANDIDATES)]
-        judged = semantic._judged(q, candidates, semantic._passages_read(candidates), stand_out, {}, weigh)
+        judged = semantic._judged(q, candidates, semantic._passages_read(candidates), records, similarities, weigh)
         return judged[0][:n]
 
     assert day_of(int((midnight - 1) * 1000)) + 1 == day_of(int(midnight * 1000))
