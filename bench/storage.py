@@ -17,12 +17,26 @@ takes in all is printed: image, database by part, vector index; then the vector 
 with --vector-fill more frames (as many entries each as the session's) to say what a frame adds
 to it once it is large, where its fixed overheads no longer weigh.
 
+(2) Captured sessions (issue 42): with --sessions captured, the working sessions of
+bench/sessions (real programs on Xvfb at 1920x1080, captured into ~/.cache/myrecall-bench/sessions
+when missing) go through frame_ingest as captured, one device a session, with the app and window a
+capture client sends. Per session and in total: image bytes per frame by the form each frame was
+stored in (whole lossless, whole lossy, delta, or whatever suffix frames/storage.py writes), the
+frames that read back exactly to the pixels posted, ingest CPU per frame (time.process_time:
+decode, hash, encode, write), the time to open a frame as the viewer does (GET
+/api/v1/frames/<id>, no base cached), and on the same frames the video reference of the issue:
+H.265 (libx265 ultrafast, CRF 23 and 30, yuv420p, lossy) and lossless H.264 (libx264rgb, qp 0),
+bytes per frame (PyAV, a bench-only package). With --unrelated, the same figures for unrelated
+dense screens on one device: the real programs' screens of bench/quality/captured and the first
+frame of each session.
+
 Prints figures, asserts nothing.
 
     .venv/bin/python bench/storage.py
     .venv/bin/python bench/storage.py --session 600 --ocr-sample 30
     .venv/bin/python bench/storage.py --session 20 --ocr-sample 2 --formats 4   # the formats compared
     .venv/bin/python bench/storage.py --session 300 --no-quality --total   # a frame in all
+    .venv/bin/python bench/storage.py --sessions captured --unrelated --out before.json   # issue 42
 """
 
 import argparse
@@ -297,6 +311,228 @@ def formats(images: list[Image.Image], every: int) -> None:
               f"{statistics.mean(recalls):12.4f} {min(recalls):6.3f}")
 
 
+# Captured sessions and unrelated screens (issue 42) ---------------------------------------------
+
+CAPTURED_QUALITY = REPO / "bench" / "quality" / "captured"
+
+
+def stored_kind(relpath: str, data: bytes) -> str:
+    """The form a frame's image is stored in, read off its file: a delta (frames/storage.py's
+    DELTA_MAGIC), whole WebP lossless (a VP8L bitstream) or lossy (VP8), else its suffix."""
+    from frames import storage
+
+    if data.startswith(getattr(storage, "DELTA_MAGIC", b"MRD1")):
+        return "delta"
+    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+        at = 12
+        while at + 8 <= len(data):  # the chunks of the RIFF: VP8X and its extras, then the bitstream
+            chunk = data[at : at + 4]
+            if chunk == b"VP8L":
+                return "whole lossless"
+            if chunk == b"VP8 ":
+                return "whole lossy"
+            at += 8 + (int.from_bytes(data[at + 4 : at + 8], "little") + 1) // 2 * 2
+        return "whole webp"
+    return Path(relpath).suffix.lstrip(".") or "other"
+
+
+def video_reference(paths: list[Path]) -> dict[str, dict]:
+    """The same frames encoded as video (PyAV, in memory, one stream, a frame every 3 s): bytes a
+    frame and encode CPU a frame; for the lossless one, whether it decodes to the same pixels."""
+    try:
+        import av
+    except ImportError:
+        return {"unavailable": {"why": "PyAV is not installed (pip install -r requirements-test.txt)"}}
+    from fractions import Fraction
+
+    codecs = {
+        "H.265 libx265 ultrafast CRF 23 (lossy)": ("libx265", "yuv420p", {"preset": "ultrafast", "crf": "23"}),
+        "H.265 libx265 ultrafast CRF 30 (lossy)": ("libx265", "yuv420p", {"preset": "ultrafast", "crf": "30"}),
+        "H.264 libx264rgb qp 0 (lossless)": ("libx264rgb", "rgb24", {"qp": "0"}),  # x264's default preset, medium
+    }
+    images = [np.asarray(Image.open(path).convert("RGB")) for path in paths]
+    sizes = {image.shape for image in images}
+    if len(sizes) > 1:  # a video has one size: the frames of the first one's
+        images = [image for image in images if image.shape == images[0].shape]
+    out: dict[str, dict] = {}
+    for label, (name, pix_fmt, options) in codecs.items():
+        try:
+            ctx = av.CodecContext.create(name, "w")
+        except Exception as exc:  # an FFmpeg build without this encoder
+            out[label] = {"why": f"no encoder {name}: {exc}"}
+            continue
+        ctx.width, ctx.height = images[0].shape[1], images[0].shape[0]
+        ctx.pix_fmt = pix_fmt
+        ctx.time_base = Fraction(1, 1000)
+        ctx.framerate = Fraction(1, 3)
+        ctx.options = {**options, **({"x265-params": "log-level=error"} if name == "libx265" else {})}
+        packets = []
+        began = time.process_time()
+        for number, pixels in enumerate(tqdm(images, desc=label, leave=False)):
+            frame = av.VideoFrame.from_ndarray(pixels, format="rgb24")
+            if pix_fmt != "rgb24":
+                frame = frame.reformat(format=pix_fmt)
+            frame.pts = number * 3000
+            packets += [bytes(packet) for packet in ctx.encode(frame)]
+        packets += [bytes(packet) for packet in ctx.encode(None)]
+        cpu = time.process_time() - began
+        row = {"bytes_per_frame": sum(map(len, packets)) / len(images), "encode_cpu_s_per_frame": cpu / len(images), "frames": len(images)}
+        if name == "libx264rgb":
+            decoder = av.CodecContext.create("h264", "r")
+            decoded = [f.to_ndarray(format="rgb24") for packet in packets for f in decoder.decode(av.Packet(packet))]
+            decoded += [f.to_ndarray(format="rgb24") for f in decoder.decode(None)]
+            row["exact"] = sum(np.array_equal(a, b) for a, b in zip(decoded, images))
+        out[label] = row
+    return out
+
+
+def captured_store(name: str, posts: list[tuple[bytes, str, str]], *, start: float, client) -> dict:
+    """Post frames (PNG bytes, app, window) through frame_ingest as one device, then read each
+    stored one back as the viewer does: the figures of one set of frames."""
+    from frames import storage
+    from frames.models import Frame
+    from frames.services import frame_ingest
+
+    results, cpu = [], []
+    for number, (data, app, window) in enumerate(tqdm(posts, desc=f"ingest {name}")):
+        began = time.process_time()
+        results.append(frame_ingest(image_bytes=data, timestamp=start + number * STEP_S, app_name=app, window_name=window,
+                                    device_name=name, client_frame_id=f"{name}-{number}"))
+        cpu.append(time.process_time() - began)
+    frames = {frame.id: frame for frame in Frame.objects.filter(id__in=[r.frame_id for r in results if r.status == "created"])}
+    kinds: dict[str, list[int]] = {}
+    exact = duplicates = duplicates_same = 0
+    inexact: list[str] = []
+    opened: list[float] = []
+    for number, ((data, _, _), result) in enumerate(zip(tqdm(posts, desc=f"read back {name}"), results)):
+        with Image.open(io.BytesIO(data)) as posted:
+            pixels = np.asarray(posted.convert("RGB"))
+        if result.status != "created":
+            duplicates += 1
+            if result.duplicate_of in frames:  # what the viewer shows for this moment: the frame it was taken for
+                duplicates_same += np.array_equal(np.asarray(storage.image_pixels(frames[result.duplicate_of].image_path)), pixels)
+            continue
+        frame = frames[result.frame_id]
+        with storage.files().open(frame.image_path, "rb") as fh:
+            kind = stored_kind(frame.image_path, fh.read())
+        kinds.setdefault(kind, []).append(frame.image_bytes)
+        cache = getattr(storage, "_cache", None)
+        if cache is not None:
+            cache.clear()  # a viewer opening an old frame: its base is not in memory
+        began = time.perf_counter()
+        resp = client.get(f"/api/v1/frames/{frame.id}")
+        body = b"".join(resp.streaming_content)
+        opened.append(time.perf_counter() - began)
+        with Image.open(io.BytesIO(body)) as back:
+            same = np.array_equal(np.asarray(back.convert("RGB")), pixels)
+        exact += same
+        if not same:
+            inexact.append(f"{number:03d} ({kind})")
+    stored = len(frames)
+    return {
+        "name": name, "posted": len(posts), "stored": stored, "duplicates": duplicates, "duplicates_identical": duplicates_same,
+        "posted_png_bytes_per_frame": sum(len(d) for d, _, _ in posts) / len(posts),
+        "image_bytes": sum(sum(v) for v in kinds.values()),
+        "kinds": {kind: {"frames": len(v), "bytes": sum(v)} for kind, v in sorted(kinds.items())},
+        "exact": exact, "inexact": inexact,
+        "ingest_cpu_s": cpu, "open_s": opened,
+    }
+
+
+def captured_print(row: dict, video: dict | None) -> None:
+    n, stored = row["posted"], max(row["stored"], 1)
+    print(f"\n== {row['name']}: {n} captures posted, {row['stored']} stored, {row['duplicates']} skipped as near-duplicates "
+          f"({row['duplicates_identical']} of them pixel-identical to the frame kept) ==")
+    print(f"  image bytes: {row['image_bytes'] / n / 1024:.1f} KB per capture, {row['image_bytes'] / stored / 1024:.1f} KB per stored frame "
+          f"(posted PNGs {row['posted_png_bytes_per_frame'] / 1024:.1f} KB)")
+    for kind, k in row["kinds"].items():
+        print(f"    {kind:15} {k['frames']:4} frames, {k['bytes'] / max(k['frames'], 1) / 1024:7.1f} KB each, "
+              f"{k['bytes'] / n / 1024:6.1f} KB per capture")
+    inexact = Counter(item.split("(")[1].rstrip(")") for item in row["inexact"])
+    print(f"  read back exactly: {row['exact']} of {row['stored']} stored ({row['exact'] / stored:.0%})"
+          + (f"; not exact: {', '.join(f'{k} {v}' for k, v in inexact.items())}" if inexact else ""))
+    cpu, opened = row["ingest_cpu_s"], row["open_s"]
+    print(f"  ingest CPU per capture (process_time): p50 {_pct(cpu, 0.5) * 1000:.0f} ms, p95 {_pct(cpu, 0.95) * 1000:.0f} ms")
+    if opened:
+        print(f"  open a frame (GET /api/v1/frames/<id>, no base cached): p50 {_pct(opened, 0.5) * 1000:.0f} ms, "
+              f"p95 {_pct(opened, 0.95) * 1000:.0f} ms")
+    for label, ref in (video or {}).items():
+        if "why" in ref:
+            print(f"  reference {label}: not measured, {ref['why']}")
+        else:
+            extra = f", decodes exactly {ref['exact']} of {ref['frames']}" if "exact" in ref else ""
+            print(f"  reference {label}: {ref['bytes_per_frame'] / 1024:.1f} KB per capture "
+                  f"(encode CPU {ref['encode_cpu_s_per_frame'] * 1000:.0f} ms a frame{extra})")
+
+
+def captured_total(rows: list[dict], videos: list[dict]) -> dict:
+    """Every session together: the sums of their figures, percentiles over all their frames."""
+    total = {
+        "name": f"all {len(rows)} sessions", "posted": sum(r["posted"] for r in rows), "stored": sum(r["stored"] for r in rows),
+        "duplicates": sum(r["duplicates"] for r in rows), "duplicates_identical": sum(r["duplicates_identical"] for r in rows),
+        "posted_png_bytes_per_frame": sum(r["posted_png_bytes_per_frame"] * r["posted"] for r in rows) / sum(r["posted"] for r in rows),
+        "image_bytes": sum(r["image_bytes"] for r in rows), "kinds": {}, "exact": sum(r["exact"] for r in rows),
+        "inexact": [f"{r['name']} {item}" for r in rows for item in r["inexact"]],
+        "ingest_cpu_s": [t for r in rows for t in r["ingest_cpu_s"]], "open_s": [t for r in rows for t in r["open_s"]],
+    }
+    for r in rows:
+        for kind, k in r["kinds"].items():
+            into = total["kinds"].setdefault(kind, {"frames": 0, "bytes": 0})
+            into["frames"] += k["frames"]
+            into["bytes"] += k["bytes"]
+    video: dict[str, dict] = {}
+    for label in videos[0] if videos else {}:
+        if all("bytes_per_frame" in v.get(label, {}) for v in videos):
+            frames = sum(v[label]["frames"] for v in videos)
+            video[label] = {"frames": frames,
+                            "bytes_per_frame": sum(v[label]["bytes_per_frame"] * v[label]["frames"] for v in videos) / frames,
+                            "encode_cpu_s_per_frame": sum(v[label]["encode_cpu_s_per_frame"] * v[label]["frames"] for v in videos) / frames}
+            if all("exact" in v[label] for v in videos):
+                video[label]["exact"] = sum(v[label]["exact"] for v in videos)
+        else:
+            video[label] = {"why": "not measured on every session"}
+    captured_print(total, video)
+    return total
+
+
+def captured_sessions(*, names: list[str] | None, start: float, client, video: bool) -> list[dict]:
+    """The captured sessions through the app's ingest, each on its own device, and their video reference."""
+    from bench.sessions.capture import session_load, sessions_ensure
+
+    rows, videos = [], []
+    for number, folder in enumerate(sessions_ensure(names)):
+        saved, paths = session_load(folder)
+        posts = [(path.read_bytes(), f["app"], f["window"]) for path, f in zip(paths, saved["frames"])]
+        row = captured_store(saved["name"], posts, start=start + number * 7200, client=client)
+        ref = video_reference(paths) if video else None
+        row["video"] = ref
+        captured_print(row, ref)
+        rows.append(row)
+        videos.append(ref or {})
+    if len(rows) > 1:
+        rows.append(captured_total(rows, videos if video else []))
+    return rows
+
+
+def unrelated_screens(*, start: float, client) -> dict:
+    """Unrelated dense screens on one device, one capture each: the real programs' screens of
+    bench/quality/captured (lossless WebP, posted as PNG) and the first frame of each captured session."""
+    from bench.sessions.capture import session_load, sessions_ensure
+
+    by_key = {item["key"]: item for item in json.loads((CAPTURED_QUALITY / "manifest.json").read_text())}
+    posts = []
+    for path in sorted(CAPTURED_QUALITY.glob("*.webp")):
+        meta = by_key.get(path.stem, {})
+        with Image.open(path) as image:
+            posts.append((_png(image.convert("RGB")), meta.get("app_name", "Bench"), meta.get("window_name", path.stem)))
+    for folder in sessions_ensure(None):
+        saved, paths = session_load(folder)
+        posts.append((paths[0].read_bytes(), saved["frames"][0]["app"], saved["frames"][0]["window"]))
+    row = captured_store("unrelated", posts, start=start, client=client)
+    captured_print(row, None)
+    return row
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--session", type=int, default=300, help="screens of the working session")
@@ -309,7 +545,16 @@ def main() -> None:
                         help="with --total: then fill the vector index with this many more frames to measure what a frame adds once it is large (0: skip)")
     parser.add_argument("--formats", type=int, default=0, metavar="EVERY",
                         help="also compare formats for a screen stored whole on every EVERY-th quality screen (4: 12 screens)")
+    parser.add_argument("--sessions", choices=["captured"],
+                        help="instead: the sessions captured from real programs (bench/sessions; captured when missing), with the video reference")
+    parser.add_argument("--only", nargs="*", metavar="NAME", help="with --sessions captured: these sessions only")
+    parser.add_argument("--unrelated", action="store_true",
+                        help="with --sessions captured: also unrelated dense screens, one capture each (bench/quality/captured and each session's first frame)")
+    parser.add_argument("--no-video", action="store_true", help="with --sessions captured: skip the video reference")
+    parser.add_argument("--out", type=Path, help="with --sessions captured: also write the figures here as JSON")
     args = parser.parse_args()
+    if args.sessions:
+        os.nice(10)
 
     with tempfile.TemporaryDirectory(prefix="myrecall-storage-") as tmp:
         _django(Path(tmp) / "data")
@@ -323,6 +568,13 @@ def main() -> None:
         from myrecall.space import tree_bytes
         from search.vectors import vectors_dir
 
+        if args.sessions:
+            rows = captured_sessions(names=args.only, start=start, client=client, video=not args.no_video)
+            if args.unrelated:
+                rows.append(unrelated_screens(start=start + 86_400 / 2, client=client))
+            if args.out:
+                args.out.write_text(json.dumps(rows, indent=1))
+            return
         tables_before, vectors_before = _db_tables(), tree_bytes(vectors_dir())
         images = session_images(args.session, args.seed)
         ids, times = ingest(images, device="session", start=start)
