@@ -72,9 +72,17 @@ AGREE_KEEP = 3.3
 # Passages a search reads with the second model itself, for frames that kept no reading of them
 # (embedded before it was kept): about 8 ms of CPU each.
 UNREAD_MAX = 40
-# When no frame reaches AGREE_KEEP, the best one alone if it reaches this (off-topic questions
-# then get at most one result, 0.56 of them on the labelled set).
-AGREE_FIRST = 2.5
+# When no frame reaches AGREE_KEEP, the best one alone if it reaches this and is ahead of the next
+# by AGREE_FIRST_GAP (off-topic questions then get at most one result). The best of many
+# candidates reaches 2.5 by chance the more often the larger the memory (among 300 unrelated
+# frames, 14 of 20 off-topic questions got that one result); one that stands apart from the rest
+# less so. Chosen on bench/quality (offline, the two models' readings of its 46 screens): a gap
+# of 0.4 or 0.5 took off-topic results from 0.39 to 0.22 a question at the same recall, 0.90;
+# the smaller one and 2.2 rather than 2.5 keep what a small memory of short screens must find
+# (tests/search: "工程拖期" for "会议记录：项目进度延迟", 2.28, 0.58 ahead; "did I look at
+# anything about taxes" for a Form 1040, 2.52, 0.45 ahead).
+AGREE_FIRST = 2.2
+AGREE_FIRST_GAP = 0.4
 
 # How semantic_ranked reads a day's collection. Entries read per frame wanted: a screen's text is
 # 4.6 chunks on average (128-token chunks of real screens), and chunks of one frame near the
@@ -451,8 +459,8 @@ def _judged(
     index's model (over the chunks the index read: `similarities`, with the frame's relevance
     record in `records`) and its best z by the second one; by either alone when the other has no
     reading of it. It counts from AGREE_KEEP. When none reaches that, the best one alone counts if
-    it reaches AGREE_FIRST (a terse question about a short screen: "工程拖期" for
-    "会议记录：项目进度延迟", 2.7)."""
+    it reaches AGREE_FIRST, AGREE_FIRST_GAP ahead of the next (a terse question about a short
+    screen: "工程拖期" for "会议记录：项目进度延迟", 2.28)."""
     if relevance is None or not candidates:
         return None
     language = relevance.language
@@ -506,8 +514,8 @@ def _judged(
         agreed.append((agreement, frame_id))
     agreed.sort(key=lambda item: (-item[0], item[1]))
     chosen = [item for item in agreed if item[0] >= AGREE_KEEP]
-    if not chosen and agreed and agreed[0][0] >= AGREE_FIRST:
-        chosen = agreed[:1]  # nothing stands out: the one both read best, if it nearly does
+    if not chosen and agreed and agreed[0][0] >= AGREE_FIRST and (len(agreed) == 1 or agreed[0][0] - agreed[1][0] >= AGREE_FIRST_GAP):
+        chosen = agreed[:1]  # nothing stands out: the one both read best, if it nearly does and alone
     distance = dict(candidates)
     return [(frame_id, distance[frame_id]) for _, frame_id in chosen], shown, {frame_id: agreement for agreement, frame_id in chosen}
 
