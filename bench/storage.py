@@ -404,14 +404,16 @@ def captured_store(name: str, posts: list[tuple[bytes, str, str]], *, start: flo
     exact = duplicates = duplicates_same = 0
     inexact: list[str] = []
     opened: list[float] = []
+    posted_of: dict[int, np.ndarray] = {}  # a stored frame's posted pixels
     for number, ((data, _, _), result) in enumerate(zip(tqdm(posts, desc=f"read back {name}"), results)):
         with Image.open(io.BytesIO(data)) as posted:
             pixels = np.asarray(posted.convert("RGB"))
         if result.status != "created":
             duplicates += 1
-            if result.duplicate_of in frames:  # what the viewer shows for this moment: the frame it was taken for
-                duplicates_same += np.array_equal(np.asarray(storage.image_pixels(frames[result.duplicate_of].image_path)), pixels)
+            if (kept := posted_of.get(result.duplicate_of)) is not None:  # the capture it was taken for, as posted
+                duplicates_same += np.array_equal(kept, pixels)
             continue
+        posted_of[result.frame_id] = pixels
         frame = frames[result.frame_id]
         with storage.files().open(frame.image_path, "rb") as fh:
             kind = stored_kind(frame.image_path, fh.read())
@@ -442,7 +444,7 @@ def captured_store(name: str, posts: list[tuple[bytes, str, str]], *, start: flo
 def captured_print(row: dict, video: dict | None) -> None:
     n, stored = row["posted"], max(row["stored"], 1)
     print(f"\n== {row['name']}: {n} captures posted, {row['stored']} stored, {row['duplicates']} skipped as near-duplicates "
-          f"({row['duplicates_identical']} of them pixel-identical to the frame kept) ==")
+          f"({row['duplicates_identical']} of them the same pixels as the capture kept) ==")
     print(f"  image bytes: {row['image_bytes'] / n / 1024:.1f} KB per capture, {row['image_bytes'] / stored / 1024:.1f} KB per stored frame "
           f"(posted PNGs {row['posted_png_bytes_per_frame'] / 1024:.1f} KB)")
     for kind, k in row["kinds"].items():
