@@ -1372,7 +1372,7 @@ def meaning_check(frames: list[BenchFrame], ocr_rows: list[tuple]) -> MeaningChe
     started = time.time()
     embed_texts(["warm up"])
     check.load_s = time.time() - started
-    chunks = {f.frame_id: frame_passages(window_name=f.window_name, text=ocr_text[f.frame_id]) for f in measured}
+    chunks = {f.frame_id: [p.text for p in frame_passages(window_name=f.window_name, text=ocr_text[f.frame_id])] for f in measured}
     flat = [chunk for f in measured for chunk in chunks[f.frame_id]]
     vectors = np.asarray(embed_texts(flat))
     at = 0

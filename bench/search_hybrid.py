@@ -173,7 +173,7 @@ def corpus_texts(*, seed: int, chunks_wanted: int, lines_wanted: int) -> tuple[l
     chunks: dict[str, None] = {}
     for index, (_, screen, text) in enumerate(corpus.frames(timestamps)):
         if index % 30 == 0:
-            chunks.update(dict.fromkeys(frame_passages(window_name=screen.window_name, text=text)))
+            chunks.update(dict.fromkeys(p.text for p in frame_passages(window_name=screen.window_name, text=text)))
             if len(chunks) >= chunks_wanted:
                 break
     lines: dict[str, None] = {}
@@ -361,6 +361,7 @@ class Pool:
     texts_per_s: float
     chars: float
     records: list[bytes]  # each entry's relevance record (search.relevance.chunk_stats), as the worker keeps it
+    readings: list[bytes]  # each entry's second reading (search.crosscheck.passages_read), as the worker keeps it
 
 
 def pool_build(sessions: Sessions, *, size: int, seed: int) -> Pool:
@@ -385,7 +386,7 @@ def pool_build(sessions: Sessions, *, size: int, seed: int) -> Pool:
             )
             for frame_id, window_name, text in cursor.fetchall():
                 if pieces := frame_passages(window_name=window_name, text=(text_unpack(text) if isinstance(text, bytes) else text) or ""):
-                    texts[frame_id] = pieces[0]
+                    texts[frame_id] = pieces[0].text
     kept = [(s, frame_id) for s, frame_id in zip(chosen, ids) if frame_id in texts]
     pool_texts = [texts[frame_id] for _, frame_id in kept]
     vectors, seconds, _ = embed_timed(pool_texts, f"embed pool of {len(pool_texts):,}")
@@ -393,6 +394,11 @@ def pool_build(sessions: Sessions, *, size: int, seed: int) -> Pool:
 
     packed = chunk_stats(pool_texts, vectors)
     records = [packed[i * RECORD_BYTES : (i + 1) * RECORD_BYTES] for i in range(len(pool_texts))]
+    from search.crosscheck import RECORD_BYTES as READING_BYTES
+    from search.crosscheck import passages_read
+
+    read = b"".join(passages_read(pool_texts[at : at + 256]) for at in tqdm(range(0, len(pool_texts), 256), desc="second reading of the pool", unit="batch"))
+    readings = [read[i * READING_BYTES : (i + 1) * READING_BYTES] for i in range(len(pool_texts))]
     of_session = np.full(count, -1, dtype=np.int64)
     by_app: dict[str, list[int]] = {}
     for entry, (s, _) in enumerate(kept):
@@ -409,6 +415,7 @@ def pool_build(sessions: Sessions, *, size: int, seed: int) -> Pool:
         texts_per_s=len(pool_texts) / seconds,
         chars=statistics.fmean(len(t) for t in pool_texts),
         records=records,
+        readings=readings,
     )
 
 
@@ -418,28 +425,32 @@ def vectors_fill(
     """Give every frame but `skip` synthetic chunk vectors near its pool entry (`chunks` per
     frame on average: the whole part for each, one more with the fraction's chance; each its own
     noise), written through search.vectors.day_write in batches of one day, with its
-    FrameVectors row done and its pool entry's relevance record for each chunk. Returns (frames
+    FrameVectors row done and, for each chunk, its pool entry's relevance record and second
+    reading (search.crosscheck) and a passage's spans (the frame's text cut in as many equal parts),
+    as the worker keeps them: a search then reads kept records, as in the app. Returns (frames
     written, vectors written, seconds)."""
     from django.db import connection, transaction
     from django.utils import timezone
 
     from search import vectors as vectors_store
     from search.embeddings import embedder_info
+    from search.passages import Passage, spans_pack
 
     key = embedder_info().key
     rng = np.random.default_rng(seed)
     updated = connection.ops.adapt_datetimefield_value(timezone.now())
     entries: list = []
     records: list[bytes] = []
+    kept: list[tuple[bytes, bytes]] = []  # each entry's (passages' spans, second readings)
     day = None
     written = vectors = 0
 
     def flush() -> None:
         nonlocal written, vectors
         vectors_store.day_write(embedder_key=key, day=day, entries=entries)
-        sql = ("INSERT INTO search_framevectors (frame_id, status, embedder, chunks, attempts, error, updated_at, relevance) "
-               "VALUES (?, 'done', ?, ?, 0, '', ?, ?)")
-        rows = [(entry.frame_id, key, len(entry.embeddings), updated, record) for entry, record in zip(entries, records)]
+        sql = ("INSERT INTO search_framevectors (frame_id, status, embedder, chunks, attempts, error, updated_at, relevance, passages, crosscheck) "
+               "VALUES (?, 'done', ?, ?, 0, '', ?, ?, ?, ?)")
+        rows = [(entry.frame_id, key, len(entry.embeddings), updated, record, *more) for entry, record, more in zip(entries, records, kept)]
         with transaction.atomic():
             if connection.vendor == "postgresql":
                 with connection.connection.cursor() as cursor:
@@ -451,6 +462,7 @@ def vectors_fill(
         bar.update(len(entries))
         entries.clear()
         records.clear()
+        kept.clear()
 
     started = time.perf_counter()
     bar = tqdm(total=top - len(skip), desc="fill vector index (synthetic)", unit="frame", mininterval=2)
@@ -485,6 +497,8 @@ def vectors_fill(
                 )
             )
             records.append(pool.records[entry] * int(count))
+            cuts = np.linspace(0, chars or 0, int(count) + 1).astype(int)
+            kept.append((spans_pack([Passage(text="", spans=((int(a), int(b)),)) for a, b in zip(cuts[:-1], cuts[1:])]), pool.readings[entry] * int(count)))
     if entries:
         flush()
     bar.close()

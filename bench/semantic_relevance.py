@@ -60,8 +60,8 @@ def similarities(data_dir: str, model: str) -> dict:
     chunks, owners = [], []
     for frame in Frame.objects.select_related("ocr").order_by("id"):
         text = getattr(getattr(frame, "ocr", None), "text", "") or ""
-        for chunk in frame_passages(window_name=frame.window_name, text=text):
-            chunks.append(chunk)
+        for passage in frame_passages(window_name=frame.window_name, text=text):
+            chunks.append(passage.text)
             owners.append(by_time[round(frame.timestamp.timestamp(), 3)])
     vectors = np.array(embed_texts(chunks), dtype=np.float32)
     # Each chunk's script (Chinese when a fifth of its letters are CJK), and each script's mean vector.

@@ -24,7 +24,8 @@ Exports:
 - passages_read(passages) -> bytes: the record a frame keeps (at embed time, search.services).
 - question_vector(q), record_z(question, record, language, floor): each kept passage's z for a
   question, against the everyday questions of `language` (search.relevance.LATIN or CJK);
-  record_deviations(record, language): what it divides by.
+  record_deviations(record, language): what it divides by; records_z(question, records, language):
+  the z of many frames' records at once, each divided by at least their passages' median deviation.
 - passage_z(q, passages, language): the same, reading the passages now.
 """
 
@@ -33,7 +34,7 @@ import threading
 
 import numpy as np
 
-from search.relevance import CJK, LATIN, TRIM, background_questions, query_language
+from search.relevance import CJK, LATIN, TRIM, background_questions, deviations_floor, query_language
 
 _lock = threading.Lock()
 _model = None
@@ -131,6 +132,19 @@ def record_deviations(record: bytes, language: int) -> np.ndarray:
     return np.frombuffer(stats.tobytes(), dtype="<f2").reshape(-1, 5)[:, 2 if language == LATIN else 4].astype(np.float32)
 
 
+def records_z(question: np.ndarray, records: list[bytes], language: int) -> list[np.ndarray]:
+    """The z of each passage of each record for the question, all read at once, each divided by
+    at least the median deviation of all their passages (search.relevance.deviations_floor)."""
+    joined = b"".join(records)
+    if len(joined) < RECORD_BYTES:
+        return [np.zeros(0, dtype=np.float32) for _ in records]
+    vectors, stats = _unpacked(joined)
+    mean, deviation = (stats[:, 1], stats[:, 2]) if language == LATIN else (stats[:, 3], stats[:, 4])
+    z = ((vectors @ question) * stats[:, 0] - mean) / np.maximum(deviation, max(deviations_floor(deviation), 1e-3))
+    bounds = np.cumsum([0] + [len(record) // RECORD_BYTES for record in records])
+    return [z[lo:hi] for lo, hi in zip(bounds[:-1], bounds[1:])]
+
+
 def record_z(question: np.ndarray, record: bytes, language: int, floor: float = 0.0) -> np.ndarray:
     """The z of each passage of a kept record for the question (by passage_z's measure), each
     divided by at least `floor` (search.relevance.deviations_floor)."""
@@ -152,4 +166,4 @@ def passage_z(q: str, passages: list[str], language: int | None = None) -> np.nd
     return record_z(question_vector(q), passages_read(passages), group)
 
 
-__all__ = ["passages_read", "question_vector", "record_deviations", "record_z", "crosscheck_load_async", "crosscheck_ready", "crosscheck_warm_up", "passage_z"]
+__all__ = ["passages_read", "question_vector", "record_deviations", "record_z", "records_z", "crosscheck_load_async", "crosscheck_ready", "crosscheck_warm_up", "passage_z"]

@@ -22,14 +22,12 @@ import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 
-import numpy as np
 from django.conf import settings
 from django.db import connection
 
 from frames.models import Frame
 from search.crosscheck import RECORD_BYTES as CROSSCHECK_RECORD_BYTES
-from search.crosscheck import crosscheck_warm_up, passages_read, question_vector, record_z
-from search.crosscheck import record_deviations as crosscheck_deviations
+from search.crosscheck import crosscheck_warm_up, passages_read, question_vector, records_z
 from search.embeddings import (
     EmbeddingError,
     embed_query,
@@ -403,15 +401,16 @@ def semantic_finish(plan: SemanticPlan, fetched: SemanticFetched) -> list[tuple[
                     day.farthest = found.farthest
                     short.append(day)
     ranked = sorted(best.items(), key=lambda item: (item[1], -item[0]))
-    texts = _passages_read(ranked[: max(n, CANDIDATES)] if floor is None else ranked[:n])
     shown = {frame_id: best_chunk[frame_id] for frame_id, _ in ranked}
     if floor is None:
-        judged = _judged(plan.q, ranked[: max(n, CANDIDATES)], texts, records, similarities, relevance)
+        judged = _judged(plan.q, ranked[: max(n, CANDIDATES)], records, similarities, relevance)
         if judged is None:  # the second model could not answer: the index's model alone decides
             ranked = select([(frame_id, distance, stand_out.get(frame_id)) for frame_id, distance in ranked])
         else:
-            ranked, shown, plan.agreement = judged
+            ranked, judged_shown, plan.agreement = judged
+            shown.update(judged_shown)
     ranked = ranked[:n]
+    texts = _passages_read(ranked)
     plan.passages = {}
     for frame_id, _ in ranked:
         passages = texts.get(frame_id, [])
@@ -445,7 +444,6 @@ def _passages_read(ranked: list[tuple[int, float]]) -> dict[int, list[tuple[str,
 def _judged(
     q: str,
     candidates: list[tuple[int, float]],
-    texts: dict[int, list[tuple[str, str]]],
     records: dict[int, bytes | None],
     similarities: dict[tuple[int, int], float],
     relevance: QueryRelevance | None,
@@ -457,36 +455,34 @@ def _judged(
     divided by at least the median deviation of the candidates' passages by that model
     (search.relevance.deviations_floor). A frame's agreement is the mean of its best z by the
     index's model (over the chunks the index read: `similarities`, with the frame's relevance
-    record in `records`) and its best z by the second one; by either alone when the other has no
-    reading of it. It counts from AGREE_KEEP. When none reaches that, the best one alone counts if
-    it reaches AGREE_FIRST, AGREE_FIRST_GAP ahead of the next (a terse question about a short
+    record in `records`) and its best z by the second one (from the reading each frame kept when
+    it was embedded, or read now for a frame that kept none); by either alone when the other has
+    no reading of it. It counts from AGREE_KEEP. When none reaches that, the best one alone counts
+    if it reaches AGREE_FIRST, AGREE_FIRST_GAP ahead of the next (a terse question about a short
     screen: "工程拖期" for "会议记录：项目进度延迟", 2.28)."""
     if relevance is None or not candidates:
         return None
     language = relevance.language
     ids = [frame_id for frame_id, _ in candidates]
-    readings = dict(FrameVectors.objects.filter(frame_id__in=ids).values_list("frame_id", "crosscheck"))
     kept: dict[int, bytes] = {}  # frame -> the second model's reading of each of its passages
-    unread: list[tuple[int, str]] = []  # passages of frames that kept no reading of them
+    unread: list[int] = []  # frames that kept no reading of their passages
+    for frame_id, chunks, reading in FrameVectors.objects.filter(frame_id__in=ids).values_list("frame_id", "chunks", "crosscheck"):
+        if reading is not None and chunks and len(reading) == chunks * CROSSCHECK_RECORD_BYTES:
+            kept[frame_id] = bytes(reading)
+        else:
+            unread.append(frame_id)
     try:
         question = question_vector(q)
-        for frame_id in ids:
-            passages = texts.get(frame_id, [])
-            record = bytes(readings[frame_id]) if readings.get(frame_id) is not None else b""
-            if passages and len(record) == len(passages) * CROSSCHECK_RECORD_BYTES:
-                kept[frame_id] = record
-            else:
-                unread.extend((frame_id, embedded) for embedded, _ in passages)
         # Read now, up to UNREAD_MAX passages (a frame past them is judged by the index's model alone).
-        unread = unread[:UNREAD_MAX]
-        if unread:
-            read = passages_read([embedded for _, embedded in unread])
-            for frame_id in dict.fromkeys(frame_id for frame_id, _ in unread):
-                kept[frame_id] = b"".join(
-                    read[at * CROSSCHECK_RECORD_BYTES : (at + 1) * CROSSCHECK_RECORD_BYTES] for at, (owner, _) in enumerate(unread) if owner == frame_id
-                )
-        second_floor = deviations_floor(np.concatenate([crosscheck_deviations(record, language) for record in kept.values()] or [np.zeros(0)]))
-        second_z = {frame_id: record_z(question, record, language, second_floor) for frame_id, record in kept.items()}
+        left = UNREAD_MAX
+        texts = _passages_read([(frame_id, 0.0) for frame_id in unread])
+        for frame_id in (frame_id for frame_id in ids if frame_id in texts):  # the nearest first
+            passages = texts[frame_id]
+            if passages and len(passages) <= left:
+                kept[frame_id] = passages_read([embedded for embedded, _ in passages])
+                left -= len(passages)
+        order = list(kept)
+        second_z = dict(zip(order, records_z(question, [kept[frame_id] for frame_id in order], language)))
     except Exception:  # noqa: BLE001 - a broken second model must not break search by meaning
         logger.exception("The second reading of a search by meaning failed; the index's model decides alone")
         return None

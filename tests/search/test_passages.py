@@ -95,7 +95,7 @@ FILLER = [
 
 
 @pytest.mark.django_db(transaction=True)  # OCR is queued on commit
-def test_a_busy_screen_is_found_by_its_one_notice_in_another_language_and_shows_it(api, immediate_ocr, settings):
+def test_a_busy_screen_is_found_by_its_one_notice_in_another_language_and_shows_it(api, immediate_ocr, settings, monkeypatch):
     settings.EMBEDDINGS_MODEL = ""  # the default
     start = time.time() - 60
     notice = ["Flight CA1234 from Beijing to Shanghai is delayed by two hours", "New departure time 14:35, please check the gate"]
@@ -123,6 +123,21 @@ def test_a_busy_screen_is_found_by_its_one_notice_in_another_language_and_shows_
     # Questions the screen has no answer to get no answer.
     for q in ("knitting a wool hat", "婚礼摄影师", "saxophone reed"):
         assert search(q) == [], q
+    # A frame embedded before readings were kept is read by the second model at search time, to
+    # the same answer; and a second model that fails leaves the index's model to decide alone.
+    answers = {q: search(q) for q in ("飞机晚点了", "knitting a wool hat")}
+    FrameVectors.objects.filter(frame_id=frame_id).update(crosscheck=None)
+    for q, found in answers.items():
+        got = search(q)
+        assert [hit["frame_id"] for hit in got] == [hit["frame_id"] for hit in found], q
+        assert [hit["score"] for hit in got] == pytest.approx([hit["score"] for hit in found], abs=0.05), q
+
+    def broken(q: str):
+        raise RuntimeError("the second model is broken")
+
+    monkeypatch.setattr(semantic, "question_vector", broken)
+    found = search("my plane is late")
+    assert [hit["frame_id"] for hit in found] == [frame_id]  # the index's model alone still finds it
 
 
 def test_the_kept_reading_of_a_passage_gives_the_z_the_model_gives():

@@ -180,7 +180,7 @@ def test_a_range_over_two_days_gives_the_exact_nearest_frames_however_little_of_
         ranked = sorted(best.items(), key=lambda item: (item[1], -item[0]))
         # Then the second model's reading of the nearest candidates (search.crosscheck).
         candidates = ranked[: max(n, semantic.CANDIDATES)]
-        judged = semantic._judged(q, candidates, semantic._passages_read(candidates), records, similarities, weigh)
+        judged = semantic._judged(q, candidates, records, similarities, weigh)
         return judged[0][:n]
 
     assert day_of(int((midnight - 1) * 1000)) + 1 == day_of(int(midnight * 1000))
