@@ -1,8 +1,9 @@
-"""Incremental OCR planning: what changed since the device's previous frame.
+"""Incremental OCR planning: what to read again since the device's previous frame.
 
 Pure numpy. Given the previous image, the boxes of the lines read from it and the
 new image, decide which rectangles of the new image must be read again and which
-previous lines can be carried over (unchanged, or moved by a vertical scroll).
+previous lines can be carried over (unchanged, or moved by a vertical scroll). What changed,
+and whether the screen scrolled, is frames.changes' answer, the one the image store uses too.
 
 The rule that keeps words from being lost: every piece of ink in the new image
 that is not inside a crop is pixel-identical (within WebP noise) to the previous
@@ -14,7 +15,8 @@ in blank gaps of the new image, so no crop cuts a glyph or a word.
 from dataclasses import dataclass, field
 
 import numpy as np
-from PIL import Image
+
+from frames import changes
 
 Box = tuple[int, int, int, int]  # x, y, w, h in pixels
 
@@ -26,11 +28,6 @@ ROW_GAP = 3  # blank rows that end a crop upwards or downwards
 COLUMN_GAP = 20  # blank columns that end a crop sideways: wider than a space between words
 MARGIN = 6  # blank pixels kept around a crop so detection sees the whole glyph
 FULL_PASS_SHARE = 0.55  # above this share of pixels to read, one full pass is cheaper
-SHIFT_TRY_SHARE = 0.01  # look for a scroll only when this share of tiles changed
-SHIFT_MIN_GAIN = 0.25  # a scroll must explain this share of the changed tiles
-STRIP = 64  # column strip whose mean grey is a row's signature for scroll matching
-STRIP_TOLERANCE = 1.0
-STRIP_INK = 2.0  # mean gradient of a strip row with some stroke in it
 GROW_ROUNDS = 12
 INK_MIN_PIXELS = 12  # a word box with less ink than this is blank, not a word
 MAX_CROPS = 40
@@ -57,20 +54,8 @@ class _Placement:
 
 
 def image_grey(*, image: np.ndarray) -> np.ndarray:
-    """Grey levels (ITU-R 601 luma) as int16, so differences do not wrap."""
-    if image.ndim == 2:
-        return image.astype(np.int16)
-    return np.asarray(Image.fromarray(np.ascontiguousarray(image[..., :3])).convert("L"), dtype=np.int16)
-
-
-def pixels_changed(*, previous: np.ndarray, current: np.ndarray, shift: int = 0) -> np.ndarray:
-    """Where current[y] differs from previous[y + shift]; rows with no source count as changed."""
-    height = current.shape[0]
-    changed = np.ones(current.shape, dtype=bool)
-    lo, hi = max(0, -shift), min(height, height - shift)
-    if lo < hi:
-        changed[lo:hi] = np.abs(current[lo:hi] - previous[lo + shift : hi + shift]) > PIXEL_TOLERANCE
-    return changed
+    """Grey levels (ITU-R 601 luma) as int16 (frames.changes.grey)."""
+    return changes.grey(image)
 
 
 def ink_find(*, grey: np.ndarray) -> np.ndarray:
@@ -86,55 +71,8 @@ def ink_find(*, grey: np.ndarray) -> np.ndarray:
 
 
 def tiles_count(*, mask: np.ndarray) -> np.ndarray:
-    """True pixels per TILE x TILE tile (edge tiles padded with False)."""
-    height, width = mask.shape
-    rows, cols = -(-height // TILE), -(-width // TILE)
-    if (rows * TILE, cols * TILE) != (height, width):
-        padded = np.zeros((rows * TILE, cols * TILE), dtype=bool)
-        padded[:height, :width] = mask
-        mask = padded
-    across = mask.view(np.uint8).reshape(rows * TILE, cols, TILE).sum(axis=2, dtype=np.uint8)
-    return across.reshape(rows, TILE, cols).sum(axis=1, dtype=np.int32)
-
-
-def shifts_rank(*, previous: np.ndarray, current: np.ndarray, rows: np.ndarray, limit: int = 3) -> list[int]:
-    """Vertical shifts that best map the given rows of `current` onto `previous`, best first.
-
-    A row is signed by the stroke energy (mean horizontal gradient) of its column strips,
-    which a tinted background behind the text (chat bubbles, selections) leaves alone;
-    only strips with ink in `current` vote, so blank background matches nothing.
-    """
-    height, width = current.shape
-    strips = (width - 1) // STRIP
-    if strips == 0 or not rows.any():
-        return []
-    cut = strips * STRIP
-
-    def energy(grey: np.ndarray) -> np.ndarray:
-        return np.abs(np.diff(grey[:, : cut + 1], axis=1)).reshape(height, strips, STRIP).mean(axis=2, dtype=np.float32)
-
-    sig_cur, sig_prev = energy(current), energy(previous)
-    # Every third row is plenty to rank shifts; the winner is checked on every pixel after.
-    sampled = rows.copy()
-    sampled[np.arange(height) % 3 != 0] = False
-    ys, xs = np.nonzero((sig_cur > STRIP_INK) & sampled[:, None])
-    if len(ys) == 0:
-        return []
-    wanted = sig_cur[ys, xs]
-    tolerance = np.maximum(STRIP_TOLERANCE, wanted * 0.1)
-    candidates = np.arange(-(height - 1), height)
-    candidates = candidates[candidates != 0]
-    hits = np.zeros(len(candidates), dtype=np.int64)
-    # Shifts in blocks: one vectorised comparison per block instead of a loop per shift.
-    step = max(1, 400_000 // len(ys))
-    for start in range(0, len(candidates), step):
-        block = candidates[start : start + step]
-        source = ys[None, :] + block[:, None]
-        valid = (source >= 0) & (source < height)
-        found = sig_prev[np.clip(source, 0, height - 1), xs[None, :]]
-        hits[start : start + step] = ((np.abs(found - wanted) < tolerance) & valid).sum(axis=1)
-    best = np.argsort(-hits, kind="stable")[:limit]
-    return [int(candidates[i]) for i in best if hits[i] > 0]
+    """True pixels per TILE x TILE tile (frames.changes.tiles_count)."""
+    return changes.tiles_count(mask, TILE)
 
 
 def _tiles_to_rects(*, tiles: np.ndarray, shape: tuple[int, int]) -> list[list[int]]:
@@ -354,23 +292,14 @@ def regions_plan(
     ink = ink_find(grey=grey)
     ink_tiles = tiles_count(mask=ink) > 0
 
-    changed = {0: pixels_changed(previous=prev_grey, current=grey)}
-    changed_tiles = {0: tiles_count(mask=changed[0]) >= TILE_MIN_PIXELS}
-    unexplained = changed_tiles[0] & ink_tiles
+    # What changed, in place or under a scroll, in the tiles with ink (frames.changes).
+    change = changes.change_find(prev_grey, grey, tile=TILE, tolerance=PIXEL_TOLERANCE, tile_min=TILE_MIN_PIXELS, counts=ink_tiles)
+    changed = {0: change.changed}
+    unexplained = change.left
     shifts = [0]
-    if unexplained.mean() > SHIFT_TRY_SHARE:
-        rows = np.repeat(unexplained.any(axis=1), TILE)[:height]
-        best = None
-        for shift in shifts_rank(previous=prev_grey, current=grey, rows=rows):
-            pixels = pixels_changed(previous=prev_grey, current=grey, shift=shift)
-            tiles = tiles_count(mask=pixels) >= TILE_MIN_PIXELS
-            left = int((unexplained & tiles).sum())
-            if best is None or left < best[0]:
-                best = (left, shift, pixels, tiles)
-        if best and best[0] <= (1 - SHIFT_MIN_GAIN) * unexplained.sum():
-            _, shift, changed[shift], changed_tiles[shift] = best
-            unexplained &= changed_tiles[shift]
-            shifts.append(shift)
+    if change.shift:
+        changed[change.shift] = change.shifted
+        shifts.append(change.shift)
 
     # Most of the text changed (another window): skip the planning, one full pass is cheaper.
     if unexplained.sum() > FULL_PASS_SHARE * max(int(ink_tiles.sum()), 1):

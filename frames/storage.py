@@ -13,7 +13,7 @@ data dir in the default); the path's
 suffix says the form it was stored in, so a frame stored in an older form keeps opening after the
 form of new frames changes. Two forms are written: whole (lossless WebP; a screen of photos past
 LOSSLESS_MAX_BYTES lossy), and, for a screen that barely changed, a delta: the tiles that differ
-from one of the device's latest frames stored whole (its base; `StagedImage.base`, which the
+(frames.changes, which incremental OCR asks too) from one of the device's latest frames stored whole (its base; `StagedImage.base`, which the
 caller keeps on the row so that a base is never removed under the frames stored against it:
 `image_restage` stores those again first). Both read back to exactly the pixels captured. Nothing outside this module opens an image file or knows the
 format: callers ask for pixels (`image_pixels`: OCR, thumbnails, previews), for the stored bytes
@@ -51,6 +51,7 @@ from django.core.files.base import ContentFile
 from django.core.files.storage import Storage, storages
 from PIL import Image
 
+from frames import changes
 from myrecall.space import tree_bytes
 
 IMAGE_SUFFIX = ".webp"  # a frame stored whole: lossless WebP (lossy past LOSSLESS_MAX_BYTES)
@@ -304,20 +305,6 @@ def _whole(relpath: str) -> tuple[np.ndarray, int]:
     return pixels, len(data)
 
 
-def _tiles_changed(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """A boolean grid, TILE pixels a cell: where a and b (same shape) differ in any pixel."""
-    height, width, _ = a.shape
-    rows, cols = -(-height // TILE), -(-width // TILE)
-    differ = (a != b).any(axis=2)
-    padded = np.zeros((rows * TILE, cols * TILE), dtype=bool)
-    padded[:height, :width] = differ
-    return padded.reshape(rows, TILE, cols, TILE).any(axis=(1, 3))
-
-
-def _mask_pixels(mask: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
-    return np.kron(mask, np.ones((TILE, TILE), dtype=bool))[: shape[0], : shape[1]]
-
-
 def _delta_encode(pixels: np.ndarray, candidates: list[tuple[Base, np.ndarray, int]]) -> tuple[Base, bytes] | None:
     """The delta of pixels against the closest candidate (base, its pixels, its file's bytes),
     or None when none is close enough for a delta to pay."""
@@ -325,14 +312,14 @@ def _delta_encode(pixels: np.ndarray, candidates: list[tuple[Base, np.ndarray, i
     for base, base_pixels, base_bytes in candidates:
         if base_pixels.shape != pixels.shape:
             continue
-        mask = _tiles_changed(base_pixels, pixels)
+        mask = changes.tiles_changed(base_pixels, pixels, TILE)
         if best is None or mask.sum() < best[1].sum():
             best = (base, mask, base_bytes)
     if best is None or best[1].mean() > DELTA_MAX_CHANGED:
         return None
     base, mask, base_bytes = best
     patch = np.zeros_like(pixels)
-    where = _mask_pixels(mask, pixels.shape)
+    where = changes.tiles_pixels(mask, TILE, pixels.shape)
     patch[where] = pixels[where]
     out = io.BytesIO()
     Image.fromarray(patch).save(out, format="WEBP", lossless=True, quality=50, method=4)
@@ -371,7 +358,7 @@ def _delta_decode(relpath: str, data: bytes) -> np.ndarray:
     if base.shape != patch.shape or header["tile"] <= 0:
         raise ValueError(f"delta does not fit its base: {relpath}")
     tile = header["tile"]
-    where = np.kron(mask, np.ones((tile, tile), dtype=bool))[: patch.shape[0], : patch.shape[1]]
+    where = changes.tiles_pixels(mask, tile, patch.shape)
     pixels = base.copy()
     pixels[where] = patch[where]
     return pixels

@@ -1,0 +1,178 @@
+"""What changed between two frames of one device: which tiles differ, and whether the screen
+scrolled, so that what moved is not taken for new. The one answer both the image store
+(frames/storage.py: a frame stored as what it adds to one before it) and incremental OCR
+(frames/incremental.py: what to read again and which lines to carry over) work from.
+
+Pure numpy. Images are arrays of one shape: RGB (H, W, 3) or grey (H, W). A mapping is a
+vertical shift: row y of the new image shows row y + shift of the previous one (a page scrolled
+down by 80 px is shift +80). Pixels are compared exactly (tolerance 0: what storage needs to
+read back the pixels captured) or within a tolerance (what OCR needs against a stored image that
+was lossy).
+
+Exports:
+- grey(image): grey levels (ITU-R 601 luma) as int16.
+- pixels_changed(previous, current, shift=0, tolerance=0): where the new image differs from the
+  previous one under a shift; rows with no source count as changed.
+- tiles_count(mask, tile): the true pixels of each tile; tiles_changed(previous, current, tile):
+  the tiles that differ at all; tiles_pixels(tiles, tile, shape): a tile grid back to pixels.
+- scrolls_rank(previous, current, rows, limit): the vertical shifts that best map the given rows
+  of the new grey image onto the previous one, best first.
+- Change, change_find(...): the mapping (none, or the scroll) that explains most of what changed,
+  and the tiles it leaves changed.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+from PIL import Image
+
+STRIP = 64  # column strip whose mean stroke energy is a row's signature for scroll matching
+STRIP_TOLERANCE = 1.0
+STRIP_INK = 2.0  # mean gradient of a strip row with some stroke in it
+SHIFT_TRY_SHARE = 0.01  # look for a scroll only when this share of the tiles that count changed
+SHIFT_MIN_GAIN = 0.25  # a scroll must explain this share of the changed tiles that count
+SHIFTS_TRIED = 3  # the best-ranked scrolls checked on every pixel
+
+
+def grey(image: np.ndarray) -> np.ndarray:
+    """Grey levels (ITU-R 601 luma) as int16, so differences do not wrap."""
+    if image.ndim == 2:
+        return image.astype(np.int16)
+    return np.asarray(Image.fromarray(np.ascontiguousarray(image[..., :3])).convert("L"), dtype=np.int16)
+
+
+def pixels_changed(previous: np.ndarray, current: np.ndarray, *, shift: int = 0, tolerance: int = 0) -> np.ndarray:
+    """(H, W) booleans: where current[y] differs from previous[y + shift] by more than
+    `tolerance` (in any channel); rows with no source count as changed."""
+    height, width = current.shape[:2]
+    changed = np.ones((height, width), dtype=bool)
+    lo, hi = max(0, -shift), min(height, height - shift)
+    if lo < hi:
+        now, before = current[lo:hi], previous[lo + shift : hi + shift]
+        if tolerance:
+            differ = np.abs(now.astype(np.int16) - before.astype(np.int16)) > tolerance
+        else:
+            differ = now != before
+        changed[lo:hi] = differ.any(axis=2) if differ.ndim == 3 else differ
+    return changed
+
+
+def tiles_count(mask: np.ndarray, tile: int) -> np.ndarray:
+    """True pixels per tile x tile cell of an (H, W) mask (edge tiles padded with False)."""
+    height, width = mask.shape
+    rows, cols = -(-height // tile), -(-width // tile)
+    if (rows * tile, cols * tile) != (height, width):
+        padded = np.zeros((rows * tile, cols * tile), dtype=bool)
+        padded[:height, :width] = mask
+        mask = padded
+    counter = np.uint8 if tile < 16 else np.int32  # a row of a tile holds at most `tile` pixels
+    across = mask.view(np.uint8).reshape(rows * tile, cols, tile).sum(axis=2, dtype=counter)
+    return across.reshape(rows, tile, cols).sum(axis=1, dtype=np.int32)
+
+
+def tiles_changed(previous: np.ndarray, current: np.ndarray, tile: int, *, shift: int = 0) -> np.ndarray:
+    """A boolean grid, `tile` pixels a cell: where current differs in any pixel from previous
+    (under a shift)."""
+    return tiles_count(pixels_changed(previous, current, shift=shift), tile) > 0
+
+
+def tiles_pixels(tiles: np.ndarray, tile: int, shape: tuple[int, ...]) -> np.ndarray:
+    """A tile grid as an (H, W) pixel mask of the image's shape."""
+    return np.kron(tiles, np.ones((tile, tile), dtype=bool))[: shape[0], : shape[1]]
+
+
+def scrolls_rank(previous: np.ndarray, current: np.ndarray, *, rows: np.ndarray, limit: int = SHIFTS_TRIED) -> list[int]:
+    """Vertical shifts that best map the given rows of `current` onto `previous` (grey images),
+    best first.
+
+    A row is signed by the stroke energy (mean horizontal gradient) of its column strips, which
+    a tinted background behind the text (chat bubbles, selections) leaves alone; only strips
+    with ink in `current` vote, so blank background matches nothing.
+    """
+    height, width = current.shape
+    strips = (width - 1) // STRIP
+    if strips == 0 or not rows.any():
+        return []
+    cut = strips * STRIP
+
+    def energy(image: np.ndarray) -> np.ndarray:
+        return np.abs(np.diff(image[:, : cut + 1], axis=1)).reshape(height, strips, STRIP).mean(axis=2, dtype=np.float32)
+
+    sig_cur, sig_prev = energy(current), energy(previous)
+    # Every third row is plenty to rank shifts; the winner is checked on every pixel after.
+    sampled = rows.copy()
+    sampled[np.arange(height) % 3 != 0] = False
+    ys, xs = np.nonzero((sig_cur > STRIP_INK) & sampled[:, None])
+    if len(ys) == 0:
+        return []
+    wanted = sig_cur[ys, xs]
+    tolerance = np.maximum(STRIP_TOLERANCE, wanted * 0.1)
+    candidates = np.arange(-(height - 1), height)
+    candidates = candidates[candidates != 0]
+    hits = np.zeros(len(candidates), dtype=np.int64)
+    # Shifts in blocks: one vectorised comparison per block instead of a loop per shift.
+    step = max(1, 400_000 // len(ys))
+    for start in range(0, len(candidates), step):
+        block = candidates[start : start + step]
+        source = ys[None, :] + block[:, None]
+        valid = (source >= 0) & (source < height)
+        found = sig_prev[np.clip(source, 0, height - 1), xs[None, :]]
+        hits[start : start + step] = ((np.abs(found - wanted) < tolerance) & valid).sum(axis=1)
+    best = np.argsort(-hits, kind="stable")[:limit]
+    return [int(candidates[i]) for i in best if hits[i] > 0]
+
+
+@dataclass
+class Change:
+    """What changed from a previous frame to the current one: in place (`changed`, `tiles`), and,
+    when the screen scrolled, under the scroll too (`shift` non-zero, `shifted`,
+    `shifted_tiles`). `left` are the tiles that count and neither mapping explains."""
+
+    changed: np.ndarray  # (H, W) pixels that differ in place
+    tiles: np.ndarray  # tiles with at least `tile_min` of them
+    left: np.ndarray  # the tiles that count, changed under every mapping found
+    shift: int = 0  # the scroll found (0: none)
+    shifted: np.ndarray | None = None  # pixels that differ under the scroll
+    shifted_tiles: np.ndarray | None = None
+
+
+def change_find(
+    previous: np.ndarray,
+    current: np.ndarray,
+    *,
+    tile: int,
+    tolerance: int = 0,
+    tile_min: int = 1,
+    counts: np.ndarray | None = None,
+    previous_grey: np.ndarray | None = None,
+    current_grey: np.ndarray | None = None,
+) -> Change:
+    """What changed from `previous` to `current` (arrays of one shape), in tiles of `tile`
+    pixels (a tile changed when `tile_min` of its pixels did, by more than `tolerance`).
+
+    `counts` says which tiles matter (OCR: those with ink; storage: all, the default). When more
+    than SHIFT_TRY_SHARE of them changed in place, the best-ranked scrolls (scrolls_rank, on the
+    rows with changed tiles) are checked on every pixel; the one that leaves the fewest of them
+    changed is kept if it explains at least SHIFT_MIN_GAIN of them."""
+    changed = pixels_changed(previous, current, tolerance=tolerance)
+    tiles = tiles_count(changed, tile) >= tile_min
+    matter = counts if counts is not None else np.ones_like(tiles)
+    left = tiles & matter
+    found = Change(changed=changed, tiles=tiles, left=left)
+    if left.mean() <= SHIFT_TRY_SHARE or not left.any():
+        return found
+    height = current.shape[0]
+    prev_grey = previous_grey if previous_grey is not None else grey(previous)
+    cur_grey = current_grey if current_grey is not None else grey(current)
+    rows = np.repeat(left.any(axis=1), tile)[:height]
+    best = None
+    for shift in scrolls_rank(prev_grey, cur_grey, rows=rows):
+        pixels = pixels_changed(previous, current, shift=shift, tolerance=tolerance)
+        shifted_tiles = tiles_count(pixels, tile) >= tile_min
+        remaining = int((left & shifted_tiles).sum())
+        if best is None or remaining < best[0]:
+            best = (remaining, shift, pixels, shifted_tiles)
+    if best and best[0] <= (1 - SHIFT_MIN_GAIN) * left.sum():
+        _, found.shift, found.shifted, found.shifted_tiles = best
+        found.left = left & found.shifted_tiles
+    return found
