@@ -1336,7 +1336,7 @@ def quality_measure(frames: list[BenchFrame], stored_paths: dict[int, Path], *, 
                 original.save(out, format="WEBP", lossless=True, quality=50, method=4)
                 data = out.getvalue()
             else:
-                data = image_encode(original, quality=int(quality), lossless_max_bytes=0)  # force the lossy path
+                data = image_encode(original, quality=int(quality), lossy=True)
             candidates[f"WebP {'q' if quality != 'lossless' else ''}{quality}"] = (data, time.perf_counter() - started)
         for name, (data, encode_s) in candidates.items():
             image = np.asarray(Image.open(io.BytesIO(data)).convert("RGB"))

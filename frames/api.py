@@ -81,7 +81,7 @@ route_add(router, FRAME_TEXT)
 
 @router.get("/frames/{frame_id}/metadata", response=responses({200: FrameMetadataOut}, 404))
 def frame_metadata(request: HttpRequest, frame_id: int, query: NoQuery):
-    frame = selectors.frame_get(frame_id=frame_id)
+    frame, exact = selectors.frame_metadata_get(frame_id=frame_id)
     return {
         "frame_id": frame.id,
         "timestamp": frame.timestamp,
@@ -94,6 +94,7 @@ def frame_metadata(request: HttpRequest, frame_id: int, query: NoQuery):
         "width": frame.width,
         "height": frame.height,
         "image_bytes": frame.image_bytes,
+        "image_exact": exact,
         "ocr_status": frame.ocr_status,
         "ocr_error": frame.ocr_error,
         "frame_url": frame_url(frame.id),

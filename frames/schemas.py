@@ -83,6 +83,9 @@ class FrameMetadataOut(Schema):
     width: int
     height: int
     image_bytes: int
+    # The image reads back to exactly the pixels captured (false: a screen of photos or video,
+    # stored lossy; null: its file is missing).
+    image_exact: bool | None
     ocr_status: str
     ocr_error: str
     frame_url: str

@@ -28,6 +28,16 @@ def frame_get(*, frame_id: int) -> Frame:
     return frame
 
 
+def frame_metadata_get(*, frame_id: int) -> tuple[Frame, bool | None]:
+    """The frame, and whether its image reads back to exactly the pixels captured (None when its
+    file is missing)."""
+    frame = frame_get(frame_id=frame_id)
+    try:
+        return frame, storage.image_exact(frame.image_path)
+    except storage.ImageMissing:
+        return frame, None
+
+
 def frame_ocr_get(*, frame: Frame) -> OcrResult | None:
     return OcrResult.objects.filter(frame=frame).first()
 

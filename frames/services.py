@@ -154,13 +154,13 @@ def frame_ingest(
         if distance <= settings.DEDUP_MAX_DISTANCE:
             return IngestResult(status="duplicate", frame_id=None, duplicate_of=previous[0], distance=distance)
 
-    staged = storage.image_stage(image, timestamp=ts, quality=settings.IMAGE_QUALITY, bases=_image_bases(device_name, ts, image.size))
+    staged = storage.image_stage(image, timestamp=ts, quality=settings.IMAGE_QUALITY, bases=_image_bases(device_name, ts, image.size), exact=settings.IMAGE_EXACT)
     try:
         with transaction.atomic():
             if staged.base is not None and not Frame.objects.filter(id=staged.base).exists():
                 # Its base was deleted meanwhile (a deletion or the retention): store it whole.
                 staged.discard()
-                staged = storage.image_stage(image, timestamp=ts, quality=settings.IMAGE_QUALITY)
+                staged = storage.image_stage(image, timestamp=ts, quality=settings.IMAGE_QUALITY, exact=settings.IMAGE_EXACT)
             # In the write transaction, so that a report of the same moment is seen whole or not at all.
             tab = browser_tab_at(app_name=app_name, window_name=window_name, at=ts)
             if tab.excluded:
@@ -594,7 +594,7 @@ def _images_restage(job: FrameDeletion, ids: list[int]) -> list[str]:
     try:
         for group in groups.values():
             frames = [frame for frame, _ in group]
-            restaged = storage.image_restage(frames, timestamps=[moment for _, moment in group], quality=settings.IMAGE_QUALITY)
+            restaged = storage.image_restage(frames, timestamps=[moment for _, moment in group], quality=settings.IMAGE_QUALITY, exact=settings.IMAGE_EXACT)
             for frame, staged in zip(frames, restaged):
                 placed.append(staged)
                 staged.place()

@@ -11,8 +11,8 @@ a temp folder of this machine's data dir; what a frame keeps ends in the storage
 A frame row names its image by its name in that storage (`Frame.image_path`, a path relative to the
 data dir in the default); the path's
 suffix says the form it was stored in, so a frame stored in an older form keeps opening after the
-form of new frames changes. Two forms are written: whole (lossless WebP; a screen of photos past
-LOSSLESS_MAX_BYTES lossy), and, for a screen that barely changed, a delta: the tiles that differ
+form of new frames changes. Two forms are written: whole (lossless WebP; a screen that is mostly
+photos or video lossy: photo_share, image_exact), and, for a screen that barely changed, a delta: the tiles that differ
 (frames.changes, which incremental OCR asks too) from one of the device's latest frames stored whole (its base; `StagedImage.base`, which the
 caller keeps on the row so that a base is never removed under the frames stored against it:
 `image_restage` stores those again first). Both read back to exactly the pixels captured. Nothing outside this module opens an image file or knows the
@@ -21,7 +21,7 @@ as served (`image_open`, `image_bytes`: the viewer and the API), or for the file
 remove (`frame_relpaths`: export, deletion).
 
 Exports: IMAGE_SUFFIX, DELTA_SUFFIX, THUMB_SUFFIX, ImageMissing, StagedImage, Base, files,
-storage_check, image_encode, image_stage, image_restage, delta_base, image_pixels,
+storage_check, photo_share, image_encode, image_exact, image_stage, image_restage, delta_base, image_pixels,
 image_open, image_bytes, image_location, image_content_type, thumb_relpath, thumb_abspath,
 thumb_open, thumb_save, thumbs_bytes, frame_relpaths, files_remove, tmp_sweep.
 """
@@ -54,10 +54,21 @@ from PIL import Image
 from frames import changes
 from myrecall.space import tree_bytes
 
-IMAGE_SUFFIX = ".webp"  # a frame stored whole: lossless WebP (lossy past LOSSLESS_MAX_BYTES)
+IMAGE_SUFFIX = ".webp"  # a frame stored whole: lossless WebP (lossy for a screen of photos or video)
 DELTA_SUFFIX = ".mrd"  # a frame stored as the tiles that differ from a frame stored whole
 THUMB_SUFFIX = ".webp"  # thumbnails keep theirs, so a frame's thumbnail is found whatever its image's
-LOSSLESS_MAX_BYTES = 80 * 1024
+# What tells a screen of photos or video from a screen of text, however dense: its 16-pixel tiles
+# that hold PHOTO_COLOURS distinct colours or more and are smooth inside (mean step between
+# neighbours under PHOTO_ROUGHNESS grey levels). Measured on real screens (bench/sessions: dense
+# English and Chinese documentation, code, terminals, chat; bench/quality/captured): at most 3% of
+# a text screen's tiles have that many colours, all of them glyph edges (their roughness 30-58);
+# a photo shown in a viewer covers 20-30% of the screen with such tiles, a photo or a video call
+# full screen 56-100% (roughness 0.3-17); random noise has the colours but not the smoothness
+# (roughness 45-52). A screen is stored lossy only when such tiles cover PHOTO_SHARE of it.
+PHOTO_TILE = 16
+PHOTO_COLOURS = 64
+PHOTO_ROUGHNESS = 24
+PHOTO_SHARE = 0.15
 # Formats a frame's file may be in: what new frames are stored in, and what an older install or an
 # archive may hold. The suffix of the stored path decides.
 _CONTENT_TYPES = {".webp": "image/webp", ".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg"}
@@ -109,17 +120,60 @@ def _tmp_dir() -> Path:
 # Writing ---------------------------------------------------------------------------------------
 
 
-def image_encode(image: Image.Image, *, quality: int, lossless_max_bytes: int = LOSSLESS_MAX_BYTES) -> bytes:
-    """The stored form: lossless WebP, which is exact and for screens of text about half the
-    size of lossy q80; a screen full of photos or video would be huge lossless, so past
-    lossless_max_bytes it is stored lossy at `quality` instead."""
+def photo_share(pixels: np.ndarray) -> float:
+    """The share of an RGB screen's PHOTO_TILE tiles that look like a photograph or video: many
+    colours, smooth inside (see PHOTO_COLOURS)."""
+    height, width = pixels.shape[0] // PHOTO_TILE * PHOTO_TILE, pixels.shape[1] // PHOTO_TILE * PHOTO_TILE
+    if not height or not width:
+        return 0.0
+    rows, cols = height // PHOTO_TILE, width // PHOTO_TILE
+    part = pixels[:height, :width, :3]
+    colours = part.astype(np.int32) @ np.array([65536, 256, 1], dtype=np.int32)
+    colours = colours.reshape(rows, PHOTO_TILE, cols, PHOTO_TILE).transpose(0, 2, 1, 3).reshape(rows * cols, -1)
+    colours.sort(axis=1)
+    distinct = (np.diff(colours, axis=1) != 0).sum(axis=1) + 1
+    grey = part.astype(np.int16).sum(axis=2)  # three times the mean, so the bar is too
+    steps = np.pad(np.abs(np.diff(grey, axis=1)), ((0, 0), (0, 1)))  # each pixel's step to the next
+    rough = steps.reshape(rows, PHOTO_TILE, cols, PHOTO_TILE).mean(axis=(1, 3)).reshape(-1)
+    return float(((distinct >= PHOTO_COLOURS) & (rough < 3 * PHOTO_ROUGHNESS)).mean())
+
+
+def image_encode(image: Image.Image, *, quality: int, lossy: bool | None = None) -> bytes:
+    """The stored form: lossless WebP, exact, for every screen of text, however dense (lossy
+    WebP is larger for text, and OCR misses words on it). A screen that is mostly photos or video
+    (photo_share at least PHOTO_SHARE) would be many times larger lossless, and slow to encode
+    (a video call: 3.4 MB and 1 s of CPU), so it is stored lossy at `quality`: it does not read
+    back exactly (image_exact says so). `lossy` True or False decides instead (the user's
+    MYRECALL_IMAGE_EXACT, or a benchmark)."""
+    if lossy is None:
+        lossy = photo_share(np.asarray(image.convert("RGB"))) >= PHOTO_SHARE
     out = io.BytesIO()
-    image.save(out, format="WEBP", lossless=True, quality=50, method=4)
-    if out.tell() <= lossless_max_bytes:
-        return out.getvalue()
-    out = io.BytesIO()
-    image.save(out, format="WEBP", quality=quality, method=4)
+    if lossy:
+        image.save(out, format="WEBP", quality=quality, method=4)
+    else:
+        image.save(out, format="WEBP", lossless=True, quality=50, method=4)
     return out.getvalue()
+
+
+def image_exact(relpath: str) -> bool:
+    """Whether the frame's image reads back to exactly the pixels captured: every form does but
+    a lossy WebP (a screen of photos or video) and a JPEG (an archive's)."""
+    suffix = Path(relpath).suffix.lower()
+    if suffix in (".jpg", ".jpeg"):
+        return False
+    if suffix != IMAGE_SUFFIX:
+        return True  # a delta, a PNG
+    try:
+        with files().open(relpath, "rb") as fh:
+            head = fh.read(64)
+    except FileNotFoundError as exc:
+        raise ImageMissing(f"image file is missing: {relpath}") from exc
+    # RIFF....WEBP, then the first chunk: VP8L lossless, VP8 lossy, VP8X extended (its image chunk
+    # follows its 18 bytes and any ICC/ANIM chunks; Pillow writes none for a screen).
+    chunk = head[12:16]
+    if chunk == b"VP8X":
+        chunk = head[30:34]
+    return chunk == b"VP8L"
 
 
 class _StagedFile(File):
@@ -176,10 +230,10 @@ def _new_relpath(timestamp: datetime, suffix: str) -> str:
     return f"frames/{timestamp:%Y/%m/%d}/{uuid.uuid4().hex}{suffix}"
 
 
-def image_stage(image: Image.Image, *, timestamp: datetime, quality: int, bases: Sequence[Base] = ()) -> StagedImage:
+def image_stage(image: Image.Image, *, timestamp: datetime, quality: int, bases: Sequence[Base] = (), exact: bool = False) -> StagedImage:
     """Encode a frame's image and write it to a temp file of this machine's data dir: as the tiles that
     differ from the closest of `bases` (the device's latest frames stored whole, newest first)
-    when that is much smaller, else whole."""
+    when that is much smaller, else whole (exact: never lossy, whatever the screen)."""
     candidates = []
     for base in bases:
         try:
@@ -188,19 +242,19 @@ def image_stage(image: Image.Image, *, timestamp: datetime, quality: int, bases:
                 candidates.append((base, pixels, size))
         except (OSError, ValueError):
             continue  # gone meanwhile, or unreadable: not a base
-    return _stage(image, timestamp=timestamp, quality=quality, candidates=candidates)
+    return _stage(image, timestamp=timestamp, quality=quality, candidates=candidates, exact=exact)
 
 
-def _stage(image: Image.Image, *, timestamp: datetime, quality: int, candidates: list[tuple[Base, np.ndarray, int]]) -> StagedImage:
+def _stage(image: Image.Image, *, timestamp: datetime, quality: int, candidates: list[tuple[Base, np.ndarray, int]], exact: bool = False) -> StagedImage:
     pixels = np.asarray(image.convert("RGB"))
     if delta := _delta_encode(pixels, candidates):
         base, data = delta
         return StagedImage(relpath=_new_relpath(timestamp, DELTA_SUFFIX), size=len(data), _tmp=_write_temp(data), base=base.frame_id)
-    data = image_encode(image, quality=quality)
+    data = image_encode(image, quality=quality, lossy=False if exact else None)
     return StagedImage(relpath=_new_relpath(timestamp, IMAGE_SUFFIX), size=len(data), _tmp=_write_temp(data))
 
 
-def image_restage(frames: Sequence[Base], *, timestamps: Sequence[datetime], quality: int) -> list[StagedImage]:
+def image_restage(frames: Sequence[Base], *, timestamps: Sequence[datetime], quality: int, exact: bool = False) -> list[StagedImage]:
     """The frames of a screen stored against a frame that is going away (taken at `timestamps`),
     stored again without it (oldest first): the first whole, each other against it when that
     pays. Their pixels are read before anything changes; the caller places them with the rows'
@@ -209,7 +263,7 @@ def image_restage(frames: Sequence[Base], *, timestamps: Sequence[datetime], qua
     staged: list[StagedImage] = []
     candidates: list[tuple[Base, np.ndarray, int]] = []
     for frame, moment, image in zip(frames, timestamps, images):
-        item = _stage(image, timestamp=moment, quality=quality, candidates=candidates)
+        item = _stage(image, timestamp=moment, quality=quality, candidates=candidates, exact=exact)
         if item.base is None:  # stored whole: the frames after it are stored against it
             candidates = [(Base(frame_id=frame.frame_id, relpath=item.relpath), np.asarray(image), item.size)]
         staged.append(item)

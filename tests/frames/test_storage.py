@@ -211,3 +211,75 @@ def test_a_base_deleted_while_a_frame_is_stored_against_it_leaves_the_frame_whol
     assert frame.image_base_id is None and frame.image_path.endswith(storage.IMAGE_SUFFIX)
     assert np.array_equal(_served_pixels(api, second), np.asarray(images[1]))
     assert len([p for p in storage.frames_root().rglob("*") if p.is_file()]) == 1
+
+
+# A screen is stored lossy only when it is mostly photos or video -------------------------------
+
+
+def _dense_text_screen() -> Image.Image:
+    """A 1920x1080 screen packed with small English and Chinese text, as documentation is."""
+    from PIL import ImageDraw
+
+    from tests.screens import font
+
+    rng = random.Random(11)
+    image = Image.new("RGB", (1920, 1080), "white")
+    draw = ImageDraw.Draw(image)
+    words = "storage index vector query frame window device capture budget invoice 索引 向量 查询 设备 截图 预算 发票 部署".split()
+    for row in range(62):
+        line = " ".join(rng.choice(words) for _ in range(40))
+        draw.text((8, 4 + row * 17), line, font=font(13), fill=(20, 20, 20) if row % 7 else (30, 60, 160))
+    return image
+
+
+def _photo_screen(seed: int = 4) -> Image.Image:
+    """A photo viewer: a smooth, many-coloured picture with a camera's noise over half the screen."""
+    rng = np.random.default_rng(seed)
+    coarse = Image.fromarray(rng.integers(0, 256, (12, 18, 3), dtype=np.uint8)).resize((1400, 900), Image.BICUBIC)
+    picture = np.clip(np.asarray(coarse).astype(np.int16) + rng.normal(0, 2.5, (900, 1400, 3)), 0, 255).astype(np.uint8)
+    screen = Image.new("RGB", (1920, 1080), (32, 32, 32))
+    screen.paste(Image.fromarray(picture), (260, 90))
+    return screen
+
+
+def _metadata(api, frame_id: int) -> dict:
+    resp = api.get(f"/api/v1/frames/{frame_id}/metadata")
+    assert resp.status_code == 200, resp.content
+    return resp.json()
+
+
+def test_a_dense_screen_of_text_is_stored_exactly_however_large(api):
+    dense = _dense_text_screen()
+    out = io.BytesIO()
+    dense.save(out, format="WEBP", lossless=True, quality=50, method=4)
+    assert out.tell() > 80 * 1024  # past the size that once sent a screen to the lossy coder
+    assert storage.photo_share(np.asarray(dense)) < storage.PHOTO_SHARE
+    frame_id = _post_all(api, [dense], start=time.time() - 600)[0]
+    assert np.array_equal(_served_pixels(api, frame_id), np.asarray(dense))
+    assert _metadata(api, frame_id)["image_exact"] is True
+
+
+def test_a_screen_of_photos_is_stored_lossy_and_says_so_unless_the_user_wants_every_screen_exact(api, settings):
+    photo = _photo_screen()
+    assert storage.photo_share(np.asarray(photo)) >= storage.PHOTO_SHARE
+    frame_id = _post_all(api, [photo], start=time.time() - 600)[0]
+    served = _served_pixels(api, frame_id).astype(np.int16)
+    assert not np.array_equal(served, np.asarray(photo)) and np.abs(served - np.asarray(photo)).mean() < 4  # close, not exact
+    assert _metadata(api, frame_id)["image_exact"] is False
+    settings.IMAGE_EXACT = True
+    exact = _post_all(api, [_photo_screen(seed=5)], start=time.time() - 500)[0]
+    assert np.array_equal(_served_pixels(api, exact), np.asarray(_photo_screen(seed=5)))
+    assert _metadata(api, exact)["image_exact"] is True
+
+
+def test_a_frame_of_random_noise_is_no_photo_and_reads_back_exactly(api):
+    noise = Image.fromarray(np.random.default_rng(2).integers(0, 256, (600, 800, 3), dtype=np.uint8))
+    assert storage.photo_share(np.asarray(noise)) == 0.0  # every colour, but nothing smooth
+    frame_id = _post_all(api, [noise], start=time.time() - 600)[0]
+    assert np.array_equal(_served_pixels(api, frame_id), np.asarray(noise))
+    assert _metadata(api, frame_id)["image_exact"] is True
+    # A 1x1 frame, and a frame whose image file went missing, are answered too.
+    tiny = _post_all(api, [Image.new("RGB", (1, 1), (9, 9, 9))], start=time.time() - 500)[0]
+    assert np.array_equal(_served_pixels(api, tiny), np.full((1, 1, 3), 9, dtype=np.uint8))
+    storage.image_location(Frame.objects.get(id=frame_id).image_path).unlink()
+    assert _metadata(api, frame_id)["image_exact"] is None
