@@ -1328,7 +1328,10 @@ def quality_measure(frames: list[BenchFrame], stored_paths: dict[int, Path], *, 
     sources: dict[str, list[tuple[int, float, float, float]]] = {}
     for frame in tqdm(frames, desc="(d) OCR quality", unit="frame"):
         original = Image.open(io.BytesIO(frame.png)).convert("RGB")
-        candidates = {"original PNG": (frame.png, float("nan")), "stored WebP": (stored_paths[frame.frame_id].read_bytes(), float("nan"))}
+        stored = stored_paths[frame.frame_id].read_bytes()
+        # A frame stored as a delta reads back to exactly the pixels posted (frames.storage; its
+        # file is no image on its own): its bytes are counted, its pixels are the original's.
+        candidates = {"original PNG": (frame.png, float("nan")), "stored WebP or delta": (stored, float("nan"))}
         for quality in qualities:
             started = time.perf_counter()
             if quality == "lossless":
@@ -1339,7 +1342,7 @@ def quality_measure(frames: list[BenchFrame], stored_paths: dict[int, Path], *, 
                 data = image_encode(original, quality=int(quality), lossy=True)
             candidates[f"WebP {'q' if quality != 'lossless' else ''}{quality}"] = (data, time.perf_counter() - started)
         for name, (data, encode_s) in candidates.items():
-            image = np.asarray(Image.open(io.BytesIO(data)).convert("RGB"))
+            image = np.asarray(Image.open(io.BytesIO(frame.png if data.startswith((b"MRD1", b"MRD2")) else data)).convert("RGB"))
             read = "\n".join(line.text for line in whole_read(image=image))
             en, zh = text_recall(drawn=frame.drawn_text, read=read)
             sources.setdefault(name, []).append((len(data), encode_s, en, zh))

@@ -321,6 +321,8 @@ def stored_kind(relpath: str, data: bytes) -> str:
     DELTA_MAGIC), whole WebP lossless (a VP8L bitstream) or lossy (VP8), else its suffix."""
     from frames import storage
 
+    if data.startswith(b"MRD2") and b'"shift":' in data[:4096]:
+        return "delta scrolled"
     if data.startswith(getattr(storage, "DELTA_MAGIC", b"MRD1")):
         return "delta"
     if data[:4] == b"RIFF" and data[8:12] == b"WEBP":

@@ -16,7 +16,8 @@ Exports:
 - tiles_count(mask, tile): the true pixels of each tile; tiles_changed(previous, current, tile):
   the tiles that differ at all; tiles_pixels(tiles, tile, shape): a tile grid back to pixels.
 - scrolls_rank(previous, current, rows, limit): the vertical shifts that best map the given rows
-  of the new grey image onto the previous one, best first.
+  of the new grey image onto the previous one, best first (by stroke signatures, within noise);
+  scrolls_rank_exact: the same by rows of identical pixels (what the image store compares).
 - Change, change_find(...): the mapping (none, or the scroll) that explains most of what changed,
   and the tiles it leaves changed.
 """
@@ -32,6 +33,7 @@ STRIP_INK = 2.0  # mean gradient of a strip row with some stroke in it
 SHIFT_TRY_SHARE = 0.01  # look for a scroll only when this share of the tiles that count changed
 SHIFT_MIN_GAIN = 0.25  # a scroll must explain this share of the changed tiles that count
 SHIFTS_TRIED = 3  # the best-ranked scrolls checked on every pixel
+ROW_REPEATS = 4  # a row of pixels found more often than this in the previous image votes for no scroll
 
 
 def grey(image: np.ndarray) -> np.ndarray:
@@ -49,11 +51,17 @@ def pixels_changed(previous: np.ndarray, current: np.ndarray, *, shift: int = 0,
     lo, hi = max(0, -shift), min(height, height - shift)
     if lo < hi:
         now, before = current[lo:hi], previous[lo + shift : hi + shift]
-        if tolerance:
-            differ = np.abs(now.astype(np.int16) - before.astype(np.int16)) > tolerance
+
+        def differ(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+            return np.abs(a.astype(np.int16) - b.astype(np.int16)) > tolerance if tolerance else a != b
+
+        if now.ndim == 3:  # channel by channel: 5x faster than any() over the last axis
+            found = differ(now[..., 0], before[..., 0])
+            for channel in range(1, now.shape[2]):
+                found |= differ(now[..., channel], before[..., channel])
+            changed[lo:hi] = found
         else:
-            differ = now != before
-        changed[lo:hi] = differ.any(axis=2) if differ.ndim == 3 else differ
+            changed[lo:hi] = differ(now, before)
     return changed
 
 
@@ -122,6 +130,28 @@ def scrolls_rank(previous: np.ndarray, current: np.ndarray, *, rows: np.ndarray,
     return [int(candidates[i]) for i in best if hits[i] > 0]
 
 
+def scrolls_rank_exact(previous: np.ndarray, current: np.ndarray, *, rows: np.ndarray, limit: int = SHIFTS_TRIED) -> list[int]:
+    """scrolls_rank for images compared exactly (the image store): each given row of `current`
+    that is not one colour votes for the shifts that bring a row of `previous` with the very same
+    pixels onto it (a row repeated more than ROW_REPEATS times votes for none). A few ms, where
+    the stroke signatures take 60."""
+    height = current.shape[0]
+    flat_prev, flat_cur = previous.reshape(height, -1), current.reshape(height, -1)
+    plain_prev = (flat_prev == flat_prev[:, :1]).all(axis=1)
+    found: dict[bytes, list[int]] = {}
+    for y in np.nonzero(~plain_prev)[0]:
+        found.setdefault(flat_prev[y].tobytes(), []).append(int(y))
+    votes: dict[int, int] = {}
+    wanted = rows & ~(flat_cur == flat_cur[:, :1]).all(axis=1)
+    for y in np.nonzero(wanted)[0]:
+        sources = found.get(flat_cur[y].tobytes(), ())
+        if len(sources) <= ROW_REPEATS:
+            for source in sources:
+                if source != y:
+                    votes[source - int(y)] = votes.get(source - int(y), 0) + 1
+    return [shift for shift, _ in sorted(votes.items(), key=lambda item: (-item[1], abs(item[0])))[:limit]]
+
+
 @dataclass
 class Change:
     """What changed from a previous frame to the current one: in place (`changed`, `tiles`), and,
@@ -151,9 +181,10 @@ def change_find(
     pixels (a tile changed when `tile_min` of its pixels did, by more than `tolerance`).
 
     `counts` says which tiles matter (OCR: those with ink; storage: all, the default). When more
-    than SHIFT_TRY_SHARE of them changed in place, the best-ranked scrolls (scrolls_rank, on the
-    rows with changed tiles) are checked on every pixel; the one that leaves the fewest of them
-    changed is kept if it explains at least SHIFT_MIN_GAIN of them."""
+    than SHIFT_TRY_SHARE of them changed in place, the best-ranked scrolls (on the rows with
+    changed tiles: scrolls_rank within a tolerance, scrolls_rank_exact without) are checked on
+    every pixel; the one that leaves the fewest of them changed is kept if it explains at least
+    SHIFT_MIN_GAIN of them."""
     changed = pixels_changed(previous, current, tolerance=tolerance)
     tiles = tiles_count(changed, tile) >= tile_min
     matter = counts if counts is not None else np.ones_like(tiles)
@@ -162,11 +193,15 @@ def change_find(
     if left.mean() <= SHIFT_TRY_SHARE or not left.any():
         return found
     height = current.shape[0]
-    prev_grey = previous_grey if previous_grey is not None else grey(previous)
-    cur_grey = current_grey if current_grey is not None else grey(current)
     rows = np.repeat(left.any(axis=1), tile)[:height]
+    if tolerance:  # against a lossy image: rows are matched by their strokes
+        prev_grey = previous_grey if previous_grey is not None else grey(previous)
+        cur_grey = current_grey if current_grey is not None else grey(current)
+        ranked = scrolls_rank(prev_grey, cur_grey, rows=rows)
+    else:
+        ranked = scrolls_rank_exact(previous, current, rows=rows)
     best = None
-    for shift in scrolls_rank(prev_grey, cur_grey, rows=rows):
+    for shift in ranked:
         pixels = pixels_changed(previous, current, shift=shift, tolerance=tolerance)
         shifted_tiles = tiles_count(pixels, tile) >= tile_min
         remaining = int((left & shifted_tiles).sum())

@@ -283,3 +283,70 @@ def test_a_frame_of_random_noise_is_no_photo_and_reads_back_exactly(api):
     assert np.array_equal(_served_pixels(api, tiny), np.full((1, 1, 3), 9, dtype=np.uint8))
     storage.image_location(Frame.objects.get(id=frame_id).image_path).unlink()
     assert _metadata(api, frame_id)["image_exact"] is None
+
+
+def _reading(count: int, *, step: int = 80) -> list[Image.Image]:
+    """A long page read on in a window with a fixed toolbar: each capture scrolled `step` px further."""
+    from PIL import ImageDraw
+
+    from tests.screens import font
+
+    rng = random.Random(8)
+    words = "the storage index keeps every frame exact while the page scrolls on and new lines arrive below".split()
+    page = Image.new("RGB", (1920, 3000), "white")
+    draw = ImageDraw.Draw(page)
+    for row in range(110):
+        draw.text((40, 10 + row * 27), f"{row:03d} " + " ".join(rng.choice(words) for _ in range(24)), font=font(17), fill="black")
+    screens = []
+    for number in range(count):
+        screen = Image.new("RGB", (1920, 1080), (235, 235, 240))
+        ImageDraw.Draw(screen).text((20, 20), f"Documentation - reading, page {number // 100}", font=font(20), fill="black")
+        screen.paste(page.crop((0, 300 + number * step, 1920, 300 + number * step + 1000)), (0, 80))
+        screens.append(screen)
+    return screens
+
+
+def test_a_scrolled_page_is_stored_as_its_new_lines_against_the_page_before_and_reads_back_exactly(api):
+    images = _reading(6)
+    start = time.time() - 600
+    ids = _post_all(api, images, start=start, app_name="Chromium")
+    frames = {frame.id: frame for frame in Frame.objects.filter(id__in=ids)}
+    first = frames[ids[0]]
+    assert first.image_base_id is None
+    for frame_id in ids[1:]:
+        frame = frames[frame_id]
+        data = storage.image_location(frame.image_path).read_bytes()
+        assert data.startswith(storage.DELTA_BOXED_MAGIC) and b'"shift":' in data[:4096] and frame.image_base_id == ids[0], frame_id
+        # What scrolled in (80 px more each time), not the whole page moved.
+        assert frame.image_bytes < first.image_bytes * 0.6, (frame.image_bytes, first.image_bytes)
+    assert frames[ids[1]].image_bytes * 3 < first.image_bytes
+    for frame_id, image in zip(ids, images):
+        assert np.array_equal(_served_pixels(api, frame_id), np.asarray(image)), frame_id
+        assert storage.image_exact(frames[frame_id].image_path)
+    # Deleting the page the scrolled ones are stored against stores them again, still exact.
+    frames_delete(start=datetime.fromtimestamp(start - 1, tz=dt_timezone.utc), end=datetime.fromtimestamp(start + 1, tz=dt_timezone.utc))
+    assert not Frame.objects.filter(id=ids[0]).exists() and not storage.image_location(first.image_path).exists()
+    for frame_id, image in zip(ids[1:], images[1:]):
+        assert np.array_equal(_served_pixels(api, frame_id), np.asarray(image)), frame_id
+
+
+def test_a_delta_written_in_the_first_form_keeps_opening(api):
+    """Deltas written before the patch was cut to its box (MRD1: a patch the size of the screen)
+    read back as they did."""
+    import json
+    import struct
+
+    images = _typing(2)
+    ids = _post_all(api, images, start=time.time() - 600)
+    base, delta = (Frame.objects.get(id=frame_id) for frame_id in ids)
+    assert delta.image_base_id == base.id
+    pixels = np.asarray(images[1])
+    mask = storage.changes.tiles_changed(np.asarray(images[0]), pixels, storage.TILE)
+    where = storage.changes.tiles_pixels(mask, storage.TILE, pixels.shape)
+    patch = np.zeros_like(pixels)
+    patch[where] = pixels[where]
+    out = io.BytesIO()
+    Image.fromarray(patch).save(out, format="WEBP", lossless=True)
+    head = json.dumps({"base": base.image_path, "tile": storage.TILE, "size": [pixels.shape[1], pixels.shape[0]], "mask": storage._mask_pack(mask)}).encode()
+    storage.image_location(delta.image_path).write_bytes(storage.DELTA_MAGIC + struct.pack("<I", len(head)) + head + out.getvalue())
+    assert np.array_equal(_served_pixels(api, delta.id), pixels)
