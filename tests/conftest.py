@@ -47,6 +47,7 @@ LONGEST_FILES = [
     "tests/test_contract.py",
     "tests/capture/test_client.py",
     "tests/frames/test_incremental.py",
+    "tests/frames/test_storage.py",
     "tests/agent_bridge/test_mcp.py",
     "tests/search/test_multilingual.py",
     "tests/search/test_semantic.py",

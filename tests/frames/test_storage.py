@@ -235,10 +235,10 @@ def _dense_text_screen() -> Image.Image:
 def _photo_screen(seed: int = 4) -> Image.Image:
     """A photo viewer: a smooth, many-coloured picture with a camera's noise over half the screen."""
     rng = np.random.default_rng(seed)
-    coarse = Image.fromarray(rng.integers(0, 256, (12, 18, 3), dtype=np.uint8)).resize((1400, 900), Image.BICUBIC)
-    picture = np.clip(np.asarray(coarse).astype(np.int16) + rng.normal(0, 2.5, (900, 1400, 3)), 0, 255).astype(np.uint8)
-    screen = Image.new("RGB", (1920, 1080), (32, 32, 32))
-    screen.paste(Image.fromarray(picture), (260, 90))
+    coarse = Image.fromarray(rng.integers(0, 256, (12, 18, 3), dtype=np.uint8)).resize((700, 450), Image.BICUBIC)
+    picture = np.clip(np.asarray(coarse).astype(np.int16) + rng.normal(0, 2.5, (450, 700, 3)), 0, 255).astype(np.uint8)
+    screen = Image.new("RGB", (960, 540), (32, 32, 32))
+    screen.paste(Image.fromarray(picture), (130, 45))
     return screen
 
 
@@ -307,7 +307,7 @@ def _reading(count: int, *, step: int = 80) -> list[Image.Image]:
 
 
 def test_a_scrolled_page_is_stored_as_its_new_lines_against_the_page_before_and_reads_back_exactly(api):
-    images = _reading(6)
+    images = _reading(4)
     start = time.time() - 600
     ids = _post_all(api, images, start=start, app_name="Chromium")
     frames = {frame.id: frame for frame in Frame.objects.filter(id__in=ids)}
