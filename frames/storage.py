@@ -12,17 +12,19 @@ A frame row names its image by its name in that storage (`Frame.image_path`, a p
 data dir in the default); the path's
 suffix says the form it was stored in, so a frame stored in an older form keeps opening after the
 form of new frames changes. Two forms are written: whole (lossless WebP; a screen that is mostly
-photos or video lossy: photo_share, image_exact), and, for a screen that barely changed, a delta: the tiles that differ
-(frames.changes, which incremental OCR asks too) from one of the device's latest frames stored whole (its base; `StagedImage.base`, which the
+photos or video lossy: photo_share, image_exact), and, for a screen that barely changed, a
+delta: the tiles that differ (frames.changes, which incremental OCR asks too) from one of the
+device's latest frames stored whole, in place or scrolled (its base; `StagedImage.base`, which the
 caller keeps on the row so that a base is never removed under the frames stored against it:
-`image_restage` stores those again first). Both read back to exactly the pixels captured. Nothing outside this module opens an image file or knows the
-format: callers ask for pixels (`image_pixels`: OCR, thumbnails, previews), for the stored bytes
-as served (`image_open`, `image_bytes`: the viewer and the API), or for the files to copy or
-remove (`frame_relpaths`: export, deletion).
+`image_restage` stores those again first). Both read back to exactly the pixels captured, but for
+a lossy one. Nothing outside this module opens an image file or knows the format: callers ask
+for pixels (`image_pixels`: OCR, thumbnails, previews), for the stored bytes as served
+(`image_open`, `image_bytes`: the viewer and the API), or for the files to copy or remove
+(`frame_relpaths`: export, deletion).
 
 Exports: IMAGE_SUFFIX, DELTA_SUFFIX, THUMB_SUFFIX, ImageMissing, StagedImage, Base, files,
-storage_check, photo_share, image_encode, image_exact, image_stage, image_restage, delta_base, image_pixels,
-image_open, image_bytes, image_location, image_content_type, thumb_relpath, thumb_abspath,
+storage_check, photo_share, image_encode, image_exact, image_stage, image_restage, delta_base,
+image_pixels, image_open, image_bytes, image_location, image_content_type, thumb_relpath, thumb_abspath,
 thumb_open, thumb_save, thumbs_bytes, frame_relpaths, files_remove, tmp_sweep.
 """
 
@@ -57,6 +59,12 @@ from myrecall.space import tree_bytes
 IMAGE_SUFFIX = ".webp"  # a frame stored whole: lossless WebP (lossy for a screen of photos or video)
 DELTA_SUFFIX = ".mrd"  # a frame stored as the tiles that differ from a frame stored whole
 THUMB_SUFFIX = ".webp"  # thumbnails keep theirs, so a frame's thumbnail is found whatever its image's
+# Lossless WebP's effort (Pillow's `quality` when lossless): 90 makes real screens 14% smaller
+# than 50 did (46.7 against 54.4 KB whole, 24.6 against 29.8 KB a delta's patch) at about the same
+# encode CPU (whole p95 0.22-0.30 s on a busy machine); 100 adds 1% for twice the CPU. JPEG XL
+# lossless was no smaller and 5-10x slower to encode and to open, PNG and QOI+zstd larger, and
+# lossless H.264 larger and slow to open one frame (bench/coders.py).
+LOSSLESS_EFFORT = 90
 # What tells a screen of photos or video from a screen of text, however dense: its 16-pixel tiles
 # that hold PHOTO_COLOURS distinct colours or more and are smooth inside (mean step between
 # neighbours under PHOTO_ROUGHNESS grey levels). Measured on real screens (bench/sessions: dense
@@ -65,12 +73,6 @@ THUMB_SUFFIX = ".webp"  # thumbnails keep theirs, so a frame's thumbnail is foun
 # a photo shown in a viewer covers 20-30% of the screen with such tiles, a photo or a video call
 # full screen 56-100% (roughness 0.3-17); random noise has the colours but not the smoothness
 # (roughness 45-52). A screen is stored lossy only when such tiles cover PHOTO_SHARE of it.
-# Lossless WebP's effort (Pillow's `quality` when lossless): 90 makes real screens 14% smaller
-# than 50 did (46.7 against 54.4 KB whole, 24.6 against 29.8 KB a delta's patch) at about the same
-# encode CPU (whole p95 0.22-0.30 s on a busy machine); 100 adds 1% for twice the CPU. JPEG XL
-# lossless was no smaller and 5-10x slower to encode and to open, PNG and QOI+zstd larger, and
-# lossless H.264 larger and slow to open one frame (bench/coders.py).
-LOSSLESS_EFFORT = 90
 PHOTO_TILE = 16
 PHOTO_COLOURS = 64
 PHOTO_ROUGHNESS = 24
