@@ -105,5 +105,9 @@ def test_an_embedded_memory_copied_over_is_found_and_shown_at_once_and_a_stopped
         # By meaning at once: the vectors were copied, not owed again (a shared vector server may hold more).
         status = server.session.get(f"{server.url}/api/v1/status", timeout=30).json()
         assert status["semantic"]["frames"]["pending"] == 0 and status["semantic"]["vectors"] >= vectors
-        body = search(server, "a meeting about the budget", since, mode="semantic")
-        assert body["degraded"] is None and body["data"] and {hit["content"]["frame_id"] for hit in body["data"]} <= set(ids)
+        # A line of the last frame (copied on the second run), asked by meaning: the frame comes back.
+        # (The session is word lists: a paraphrase about nothing on them rightly gets no result.)
+        line = max(texts[ids[-1]]["text"].splitlines(), key=lambda text: len(text.split()))
+        body = search(server, line, since, mode="semantic")
+        assert body["degraded"] is None and {hit["content"]["frame_id"] for hit in body["data"]} <= set(ids)
+        assert ids[-1] in [hit["content"]["frame_id"] for hit in body["data"]], (line, body["data"])
