@@ -259,19 +259,14 @@ IMAGE_BASE_SPAN = timedelta(hours=1)
 
 
 def _image_bases(device_name: str, ts: datetime, size: tuple[int, int]) -> list[storage.Base]:
-    """The device's latest frames stored whole before ts, of this size, newest first."""
-    rows = (
-        Frame.objects.filter(
-            device_name=device_name,
-            timestamp__lte=ts,
-            timestamp__gte=ts - IMAGE_BASE_SPAN,
-            image_base__isnull=True,
-            width=size[0],
-            height=size[1],
-        )
-        .order_by("-timestamp", "-id")
-        .values_list("id", "image_path")[: storage.BASES]
-    )
+    """What a new frame may be stored against: the device's frame just before ts (stored in any
+    form: frames.storage bounds the chain), then its latest frames stored whole; of this size,
+    newest first."""
+    recent = Frame.objects.filter(
+        device_name=device_name, timestamp__lte=ts, timestamp__gte=ts - IMAGE_BASE_SPAN, width=size[0], height=size[1]
+    ).order_by("-timestamp", "-id")
+    rows = list(recent.values_list("id", "image_path")[:1])
+    rows += [row for row in recent.filter(image_base__isnull=True).values_list("id", "image_path")[: storage.BASES] if row not in rows]
     return [storage.Base(frame_id=frame_id, relpath=relpath) for frame_id, relpath in rows]
 
 
@@ -563,7 +558,7 @@ def _deletion_batch(job_id: int) -> int:
         # Frames whose unchanged regions were carried over from these keep their own text.
         OcrResult.objects.filter(carried_from_id__in=ids).update(carried_from=None)
         # Frames that stay and whose images are stored against these are stored again first.
-        restaged = _images_restage(job, ids)
+        restaged = _images_restage(ids)
         Frame.objects.filter(id__in=ids).delete()
         removed["frames"] = removed.get("frames", 0) + len(ids)
         job.removed = removed
@@ -576,19 +571,24 @@ def _deletion_batch(job_id: int) -> int:
     return len(ids)
 
 
-def _images_restage(job: FrameDeletion, ids: list[int]) -> list[str]:
-    """Store again, without their base, the images of the frames that stay and are stored
-    against one of these frames (see frames.storage); returns the files they no longer use,
-    to remove once the batch is committed. Runs in the batch's transaction."""
-    staying = (
-        Frame.objects.filter(image_base_id__in=ids)
-        .exclude(id__in=_deletion_frames(job).values("id"))
-        .order_by("image_base_id", "timestamp", "id")
-        .values_list("id", "image_path", "image_base_id", "timestamp")
-    )
-    groups: dict[int, list[tuple[storage.Base, datetime]]] = defaultdict(list)
-    for frame_id, relpath, base_id, moment in staying:
-        groups[base_id].append((storage.Base(frame_id=frame_id, relpath=relpath), moment))
+def _images_restage(ids: list[int]) -> list[str]:
+    """Store again the images of the frames stored against one of these frames (see
+    frames.storage), and of the frames stored against those in turn: a delta names its base's
+    file, which changes. Every frame left after the batch opens, whether the job deletes it later
+    or not. Returns the files they no longer use, to remove once the batch is committed. Runs in
+    the batch's transaction."""
+    gone, found = set(ids), []
+    above = list(ids)
+    while above:  # a chain is at most storage.CHAIN_MAX deep
+        below = list(
+            Frame.objects.filter(image_base_id__in=above).exclude(id__in=gone).values_list("id", "image_path", "timestamp", "device_name")
+        )
+        found += below
+        gone.update(row[0] for row in below)
+        above = [row[0] for row in below]
+    groups: dict[str, list[tuple[storage.Base, datetime]]] = defaultdict(list)
+    for frame_id, relpath, moment, device in sorted(found, key=lambda row: (row[2], row[0])):
+        groups[device].append((storage.Base(frame_id=frame_id, relpath=relpath), moment))
     placed: list[storage.StagedImage] = []
     old: list[str] = []
     try:

@@ -94,7 +94,8 @@ TILE = 32  # pixels a side; 16 saves 2% more on the benches' sessions, at a long
 DELTA_MAX_CHANGED = 0.6  # past this share of changed tiles, a frame is stored whole
 DELTA_MAX_SHARE = 0.7  # a delta must be at most this share of its base's bytes, or it is stored whole
 BASES = 3  # a frame is compared with this many of the device's latest frames stored whole
-_CACHE_ENTRIES = 6  # decoded bases kept per process (about 6 MB each at 1920x1080)
+CHAIN_MAX = 6  # a delta may be stored against a delta, this many deep at most (opening reads them all)
+_CACHE_ENTRIES = 8  # decoded frames kept per process (about 6 MB each at 1920x1080)
 
 
 class ImageMissing(FileNotFoundError):
@@ -228,10 +229,19 @@ class StagedImage:
 
 @dataclass(frozen=True)
 class Base:
-    """A frame stored whole that a new image of the same screen may be stored against."""
+    """A frame of the same screen that a new image may be stored against: one stored whole, or
+    the device's frame just before (stored either way; a chain at most CHAIN_MAX deep)."""
 
     frame_id: int
     relpath: str
+
+
+@dataclass(frozen=True, eq=False)
+class _Candidate:
+    base: Base
+    pixels: np.ndarray
+    whole_bytes: int  # the bytes of the frame stored whole at the chain's root
+    depth: int  # 0: stored whole; a delta one more than its base
 
 
 def _write_temp(data: bytes) -> Path:
@@ -250,37 +260,51 @@ def image_stage(image: Image.Image, *, timestamp: datetime, quality: int, bases:
     differ from the closest of `bases` (the device's latest frames stored whole, newest first)
     when that is much smaller, else whole (exact: never lossy, whatever the screen)."""
     candidates = []
-    for base in bases:
+    for base in dict.fromkeys(bases):
         try:
-            pixels, size = _whole(base.relpath)
+            decoded = _decoded(base.relpath)
             if files().exists(base.relpath):  # its pixels may be kept here after its file went
-                candidates.append((base, pixels, size))
+                candidates.append(_Candidate(base, *decoded))
         except (OSError, ValueError):
             continue  # gone meanwhile, or unreadable: not a base
-    return _stage(image, timestamp=timestamp, quality=quality, candidates=candidates, exact=exact)
+    return _stage(image, timestamp=timestamp, quality=quality, candidates=candidates, exact=exact)[0]
 
 
-def _stage(image: Image.Image, *, timestamp: datetime, quality: int, candidates: list[tuple[Base, np.ndarray, int]], exact: bool = False) -> StagedImage:
+def _stage(image: Image.Image, *, timestamp: datetime, quality: int, candidates: list[_Candidate], exact: bool = False) -> tuple[StagedImage, _Candidate | None]:
+    """The staged image, and what it is as a base for the next frames (None: stored lossy)."""
     pixels = np.asarray(image.convert("RGB"))
     if delta := _delta_encode(pixels, candidates):
-        base, data = delta
-        return StagedImage(relpath=_new_relpath(timestamp, DELTA_SUFFIX), size=len(data), _tmp=_write_temp(data), base=base.frame_id)
-    data = image_encode(image, quality=quality, lossy=False if exact else None)
-    return StagedImage(relpath=_new_relpath(timestamp, IMAGE_SUFFIX), size=len(data), _tmp=_write_temp(data))
+        chosen, data = delta
+        staged = StagedImage(relpath=_new_relpath(timestamp, DELTA_SUFFIX), size=len(data), _tmp=_write_temp(data), base=chosen.base.frame_id)
+        whole_bytes, depth = chosen.whole_bytes, chosen.depth + 1
+    else:
+        lossy = False if exact else photo_share(pixels) >= PHOTO_SHARE
+        data = image_encode(image, quality=quality, lossy=lossy)
+        staged = StagedImage(relpath=_new_relpath(timestamp, IMAGE_SUFFIX), size=len(data), _tmp=_write_temp(data))
+        if lossy:
+            return staged, None
+        whole_bytes, depth = len(data), 0
+    # It reads back to these very pixels: kept, so the device's next frame need not decode it.
+    pixels.setflags(write=False)
+    _cache_put(staged.relpath, (pixels, whole_bytes, depth))
+    return staged, _Candidate(Base(frame_id=0, relpath=staged.relpath), pixels, whole_bytes, depth)
 
 
 def image_restage(frames: Sequence[Base], *, timestamps: Sequence[datetime], quality: int, exact: bool = False) -> list[StagedImage]:
-    """The frames of a screen stored against a frame that is going away (taken at `timestamps`),
-    stored again without it (oldest first): the first whole, each other against it when that
-    pays. Their pixels are read before anything changes; the caller places them with the rows'
-    update."""
-    images = [image_pixels(frame.relpath) for frame in frames]
+    """Frames stored against a frame that is going away, and every frame stored against those in
+    turn (taken at `timestamps`, oldest first), stored again without it: each against the one
+    stored again before it or the last of them stored whole, when that pays, else whole. Their
+    old files stay until the caller removes them, after it placed these with the rows' update."""
     staged: list[StagedImage] = []
-    candidates: list[tuple[Base, np.ndarray, int]] = []
-    for frame, moment, image in zip(frames, timestamps, images):
-        item = _stage(image, timestamp=moment, quality=quality, candidates=candidates, exact=exact)
-        if item.base is None:  # stored whole: the frames after it are stored against it
-            candidates = [(Base(frame_id=frame.frame_id, relpath=item.relpath), np.asarray(image), item.size)]
+    previous: _Candidate | None = None
+    whole: _Candidate | None = None
+    for frame, moment in zip(frames, timestamps):
+        image = image_pixels(frame.relpath)
+        candidates = [candidate for candidate in (previous, whole) if candidate is not None]
+        item, made = _stage(image, timestamp=moment, quality=quality, candidates=list(dict.fromkeys(candidates)), exact=exact)
+        previous = made and _Candidate(Base(frame_id=frame.frame_id, relpath=item.relpath), made.pixels, made.whole_bytes, made.depth)
+        if previous is not None and previous.depth == 0:
+            whole = previous
         staged.append(item)
     return staged
 
@@ -345,33 +369,48 @@ def image_bytes(relpath: str) -> bytes:
 def image_pixels(relpath: str) -> Image.Image:
     """The image decoded to RGB pixels, whatever form it was stored in."""
     if relpath.endswith(DELTA_SUFFIX):
-        return Image.fromarray(_delta_decode(relpath, _read(relpath)))
+        return Image.fromarray(_decoded(relpath)[0])
     with Image.open(io.BytesIO(_read(relpath))) as image:
         return image.convert("RGB")
 
 
 # Frames stored as the tiles that changed -------------------------------------------------------
 
-_cache: OrderedDict[str, tuple[np.ndarray, int]] = OrderedDict()
+# Decoded frames by path: (read-only RGB pixels, the bytes of the chain's frame stored whole, the
+# depth in the chain). The frames a device's next frame is compared with, and the bases a viewer
+# opening the frames of one screen in a row reads again.
+_cache: OrderedDict[str, tuple[np.ndarray, int, int]] = OrderedDict()
 _cache_lock = threading.Lock()
 
 
-def _whole(relpath: str) -> tuple[np.ndarray, int]:
-    """The pixels of a frame stored whole (read-only) and its file's bytes, kept for the next
-    frames of its screen."""
+def _cache_put(relpath: str, decoded: tuple[np.ndarray, int, int]) -> None:
+    with _cache_lock:
+        _cache[relpath] = decoded
+        _cache.move_to_end(relpath)
+        while len(_cache) > _CACHE_ENTRIES:
+            _cache.popitem(last=False)
+
+
+def _decoded(relpath: str, _depth: int = 0) -> tuple[np.ndarray, int, int]:
+    """A stored frame decoded: its pixels (read-only), the bytes of the frame stored whole at the
+    root of its chain, and its depth in the chain (0: stored whole); kept for the next reads."""
     with _cache_lock:
         if (found := _cache.get(relpath)) is not None:
             _cache.move_to_end(relpath)
             return found
     data = _read(relpath)
-    with Image.open(io.BytesIO(data)) as image:
-        pixels = np.asarray(image.convert("RGB"))
+    if data.startswith((DELTA_MAGIC, DELTA_BOXED_MAGIC)):
+        if _depth > CHAIN_MAX:  # never written so deep: a loop of files naming each other
+            raise ValueError(f"delta chain too deep at {relpath}")
+        pixels, whole_bytes, depth = _delta_decode(relpath, data, _depth)
+    else:
+        with Image.open(io.BytesIO(data)) as image:
+            pixels = np.asarray(image.convert("RGB"))
+        whole_bytes, depth = len(data), 0
     pixels.setflags(write=False)
-    with _cache_lock:
-        _cache[relpath] = (pixels, len(data))
-        while len(_cache) > _CACHE_ENTRIES:
-            _cache.popitem(last=False)
-    return pixels, len(data)
+    decoded = (pixels, whole_bytes, depth)
+    _cache_put(relpath, decoded)
+    return decoded
 
 
 def _mask_pack(mask: np.ndarray) -> list:
@@ -395,28 +434,30 @@ def _shifted(base: np.ndarray, shift: int) -> np.ndarray:
     return out
 
 
-def _delta_encode(pixels: np.ndarray, candidates: list[tuple[Base, np.ndarray, int]]) -> tuple[Base, bytes] | None:
-    """The delta of pixels against the closest candidate (base, its pixels, its file's bytes),
-    or None when none is close enough for a delta to pay.
+def _delta_encode(pixels: np.ndarray, candidates: list[_Candidate]) -> tuple[_Candidate, bytes] | None:
+    """The delta of pixels against the closest candidate, or None when none is close enough for
+    a delta to pay (or every one is already CHAIN_MAX deep).
 
     What changed is frames.changes' answer: each tile is the base's in place, or, when the screen
     scrolled, the base's scrolled (a page read on: the lines that moved up), or else new pixels,
-    kept in the patch. A fixed toolbar over a scrolled page is in place, the page scrolled."""
+    kept in the patch. A fixed toolbar over a scrolled page is in place, the page scrolled. The
+    first candidate is the newest (the frame just before): only it is searched for a scroll. Of
+    two that leave as many tiles changed, the shallower one is the base."""
     best = None
-    fitting = [candidate for candidate in candidates if candidate[1].shape == pixels.shape]
-    for number, (base, base_pixels, base_bytes) in enumerate(fitting):
+    fitting = [candidate for candidate in candidates if candidate.pixels.shape == pixels.shape and candidate.depth < CHAIN_MAX]
+    for number, candidate in enumerate(fitting):
         if number == 0:  # the newest: what the screen scrolled from, if it did
-            change = changes.change_find(base_pixels, pixels, tile=TILE)
+            change = changes.change_find(candidate.pixels, pixels, tile=TILE)
             moved = change.tiles & ~change.shifted_tiles if change.shift else None
             patched = change.tiles & change.shifted_tiles if change.shift else change.tiles
             shift = change.shift
         else:  # older ones in place only (a window switched back to): a scroll search costs 10x more
-            patched, moved, shift = changes.tiles_changed(base_pixels, pixels, TILE), None, 0
-        if best is None or patched.sum() < best[2].sum():
-            best = (base, shift, patched, moved, base_bytes)
+            patched, moved, shift = changes.tiles_changed(candidate.pixels, pixels, TILE), None, 0
+        if best is None or (int(patched.sum()), candidate.depth) < (int(best[2].sum()), best[0].depth):
+            best = (candidate, shift, patched, moved)
     if best is None or best[2].mean() > DELTA_MAX_CHANGED:
         return None
-    base, shift, mask, moved, base_bytes = best
+    chosen, shift, mask, moved = best
     # The patch: the new pixels of the changed tiles, black elsewhere, cut to the box of tiles
     # that holds them (a line typed, the rows a scroll brought: a strip, quick to encode).
     if mask.any():
@@ -429,12 +470,12 @@ def _delta_encode(pixels: np.ndarray, candidates: list[tuple[Base, np.ndarray, i
     patch[where] = pixels[box[1] : box[3], box[0] : box[2]][where]
     out = io.BytesIO()
     Image.fromarray(patch).save(out, format="WEBP", lossless=True, quality=LOSSLESS_EFFORT, method=4)
-    header = {"base": base.relpath, "tile": TILE, "size": [pixels.shape[1], pixels.shape[0]], "mask": _mask_pack(mask), "box": box}
+    header = {"base": chosen.base.relpath, "tile": TILE, "size": [pixels.shape[1], pixels.shape[0]], "mask": _mask_pack(mask), "box": box}
     if shift:  # a scroll: which tiles are the base's scrolled, and by how much
         header.update(shift=shift, moved=_mask_pack(moved))
     head = json.dumps(header, separators=(",", ":")).encode()
     data = DELTA_BOXED_MAGIC + struct.pack("<I", len(head)) + head + out.getvalue()
-    return (base, data) if len(data) <= DELTA_MAX_SHARE * base_bytes else None
+    return (chosen, data) if len(data) <= DELTA_MAX_SHARE * chosen.whole_bytes else None
 
 
 def delta_base(data: bytes) -> str | None:
@@ -445,13 +486,12 @@ def delta_base(data: bytes) -> str | None:
     return json.loads(data[8 : 8 + length])["base"]
 
 
-def _delta_decode(relpath: str, data: bytes) -> np.ndarray:
-    if not data.startswith((DELTA_MAGIC, DELTA_BOXED_MAGIC)):
-        raise ValueError(f"not a delta: {relpath}")
+def _delta_decode(relpath: str, data: bytes, depth: int = 0) -> tuple[np.ndarray, int, int]:
+    """A delta's pixels, the bytes of its chain's frame stored whole, and its depth."""
     (length,) = struct.unpack("<I", data[4:8])
     header = json.loads(data[8 : 8 + length])
     mask = _mask_unpack(header["mask"])
-    base, _ = _whole(header["base"])
+    base, whole_bytes, base_depth = _decoded(header["base"], depth + 1)
     with Image.open(io.BytesIO(data[8 + length :])) as patch_image:
         patch = np.asarray(patch_image.convert("RGB"))
     x0, y0, x1, y1 = header.get("box", [0, 0, base.shape[1], base.shape[0]])  # MRD1: the whole screen
@@ -464,7 +504,7 @@ def _delta_decode(relpath: str, data: bytes) -> np.ndarray:
         pixels[moved] = _shifted(base, int(header["shift"]))[moved]
     where = changes.tiles_pixels(mask, tile, base.shape)[y0:y1, x0:x1]
     pixels[y0:y1, x0:x1][where] = patch[where]
-    return pixels
+    return pixels, whole_bytes, base_depth + 1
 
 
 # Thumbnails, and every file of a frame ---------------------------------------------------------

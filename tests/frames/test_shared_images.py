@@ -158,9 +158,11 @@ def test_two_machines_read_each_others_images_deltas_and_thumbnails_and_a_deleti
     machines.use("b")
     from_b = _post(api, images[3:], start=start, first=3)
     frames = {frame.id: frame for frame in Frame.objects.filter(id__in=from_a + from_b)}
-    # B stored its frames as deltas against the frame A stored whole: B read A's image to do so.
+    # Each frame is stored against the one before; B's first against A's last, a delta on A's
+    # frame stored whole: B read A's files (the chain down to the whole frame) to do so.
+    order = from_a + from_b
     assert frames[from_a[0]].image_base_id is None
-    assert all(frames[frame_id].image_base_id == from_a[0] for frame_id in from_a[1:] + from_b)
+    assert [frames[frame_id].image_base_id for frame_id in order[1:]] == order[:-1]
     # Each machine serves every frame, its own and the other's, with the pixels captured.
     for name in ("a", "b", "a"):
         machines.use(name)
@@ -213,7 +215,7 @@ def test_a_storage_class_of_the_users_keeps_every_file_of_a_frame(api, client, s
     start = time.time() - 7200
     ids = _post(api, images, start=start)
     frames = {frame.id: frame for frame in Frame.objects.filter(id__in=ids)}
-    assert [frames[frame_id].image_base_id for frame_id in ids] == [None, ids[0], ids[0]]  # deltas read their base back
+    assert [frames[frame_id].image_base_id for frame_id in ids] == [None, ids[0], ids[1]]  # deltas read their bases back
     for frame_id, image in zip(ids, images):
         assert np.array_equal(_served(api, frame_id), np.asarray(image))
         with Image.open(io.BytesIO(_thumb(client, frame_id))) as thumb:
@@ -324,10 +326,11 @@ def test_two_real_servers_on_two_data_dirs_serve_each_others_frames(tmp_path, ki
             )
             assert resp.status_code == 201, resp.text
             ids.append(resp.json()["frame_id"])
-        # B's frames (the 2nd, 4th) are stored against the frame A stored whole: B read A's image.
+        # B's frames (the 2nd, 4th) are stored against the frame A stored just before: B read A's
+        # files (and A B's).
         with sqlite3.connect(shared / "myrecall.sqlite3") as db:
             bases = dict(db.execute("SELECT id, image_base_id FROM frames_frame"))
-        assert [bases[frame_id] for frame_id in ids] == [None, ids[0], ids[0], ids[0]]
+        assert [bases[frame_id] for frame_id in ids] == [None, ids[0], ids[1], ids[2]]
         for server in servers:
             for frame_id, image in zip(ids, images):
                 resp = api.get(f"{server.url}/api/v1/frames/{frame_id}", timeout=30)

@@ -124,20 +124,34 @@ def _post_all(api, images, *, start: float, step: float = 5.0, app_name="Code") 
 
 
 def _served_pixels(api, frame_id: int) -> np.ndarray:
+    storage._cache.clear()  # read from the files, as a process that never saw the frames does
     resp = api.get(f"/api/v1/frames/{frame_id}")
     assert resp.status_code == 200 and resp["Content-Type"] == "image/webp"
     with Image.open(io.BytesIO(b"".join(resp.streaming_content))) as image:
         return np.asarray(image.convert("RGB"))
 
 
+def _depths(frames: dict[int, Frame]) -> dict[int, int]:
+    def depth(frame_id: int) -> int:
+        base = frames[frame_id].image_base_id
+        return 0 if base is None else 1 + depth(base)
+
+    return {frame_id: depth(frame_id) for frame_id in frames}
+
+
 def test_a_screen_typed_into_is_stored_as_its_changed_tiles_and_reads_back_exactly(api):
-    images = _typing(6)
+    images = _typing(storage.CHAIN_MAX + 4)
     ids = _post_all(api, images, start=time.time() - 600)
     frames = {frame.id: frame for frame in Frame.objects.filter(id__in=ids)}
     first = frames[ids[0]]
     assert first.image_base_id is None and first.image_path.endswith(storage.IMAGE_SUFFIX)
     deltas = [frames[frame_id] for frame_id in ids[1:]]
-    assert all(frame.image_path.endswith(storage.DELTA_SUFFIX) and frame.image_base_id == ids[0] for frame in deltas)
+    assert all(frame.image_path.endswith(storage.DELTA_SUFFIX) for frame in deltas)
+    # Each against the capture before it (a word more), in a chain no deeper than CHAIN_MAX: past
+    # it, the next is stored against the screen stored whole, and a new chain starts there.
+    assert [frame.image_base_id for frame in deltas[: storage.CHAIN_MAX]] == ids[: storage.CHAIN_MAX]
+    depths = _depths(frames)
+    assert max(depths.values()) == storage.CHAIN_MAX and depths[ids[storage.CHAIN_MAX + 1]] == 1
     # Much smaller than whole: a line of a 1920x1080 screen changed.
     assert max(frame.image_bytes for frame in deltas) * 4 < first.image_bytes
     for frame_id, image in zip(ids, images):
@@ -171,12 +185,42 @@ def test_deleting_a_base_stores_the_frames_that_stay_again_without_it(api):
     assert not any(path.exists() for path in old_files)  # their old deltas went with their base
     kept = {frame.id: frame for frame in Frame.objects.filter(id__in=ids[1:])}
     assert kept[ids[1]].image_base_id is None  # the first that stays is stored whole now
-    assert all(kept[frame_id].image_base_id == ids[1] for frame_id in ids[2:])
+    assert [kept[frame_id].image_base_id for frame_id in ids[2:]] == ids[1:-1]  # each against the one before
     for frame_id, image in zip(ids[1:], images[1:]):
         assert np.array_equal(_served_pixels(api, frame_id), np.asarray(image)), frame_id
     referenced = {storage.delta_base(storage.image_location(frame.image_path).read_bytes()) for frame in kept.values()}
     assert base.image_path not in referenced
     # Every file of the data dir's frames folder belongs to a frame that stays.
+    on_disk = {p.relative_to(storage.image_location("")).as_posix() for p in storage.frames_root().rglob("*") if p.is_file()}
+    assert on_disk == {frame.image_path for frame in kept.values()}
+
+
+def test_deleting_frames_in_the_middle_of_a_chain_in_small_batches_keeps_every_frame_left_exact(api, monkeypatch):
+    """A chain cut anywhere: the frames after the cut are stored again, and between the deletion's
+    batches every frame left (deleted later or staying) still opens; nothing of a deleted frame
+    stays on disk."""
+    monkeypatch.setattr(services, "DELETE_BATCH", 2)
+    images = _typing(storage.CHAIN_MAX, seed=12)
+    start = time.time() - 3600
+    ids = _post_all(api, images, start=start, step=10)
+    assert _depths({frame.id: frame for frame in Frame.objects.filter(id__in=ids)})[ids[-1]] == storage.CHAIN_MAX - 1
+    opened_between = []
+    real_batch = services._deletion_batch
+
+    def batch_then_open(job_id):
+        done = real_batch(job_id)
+        for frame in Frame.objects.filter(id__in=ids):  # before the batch's old files go
+            opened_between.append(np.array_equal(np.asarray(storage.image_pixels(frame.image_path)), np.asarray(images[ids.index(frame.id)])))
+        return done
+
+    monkeypatch.setattr(services, "_deletion_batch", batch_then_open)
+    # Frames 2, 3 and 4 of six go (the base and frame 1 stay; 5 and 6 were stored against 4).
+    job = frames_delete(start=datetime.fromtimestamp(start + 15, tz=dt_timezone.utc), end=datetime.fromtimestamp(start + 45, tz=dt_timezone.utc))
+    assert job.status == "done" and opened_between and all(opened_between)
+    kept = {frame.id: frame for frame in Frame.objects.filter(id__in=ids)}
+    assert sorted(kept) == [ids[0], ids[1], ids[5]]
+    for frame_id in kept:
+        assert np.array_equal(_served_pixels(api, frame_id), np.asarray(images[ids.index(frame_id)])), frame_id
     on_disk = {p.relative_to(storage.image_location("")).as_posix() for p in storage.frames_root().rglob("*") if p.is_file()}
     assert on_disk == {frame.image_path for frame in kept.values()}
 
@@ -316,7 +360,7 @@ def test_a_scrolled_page_is_stored_as_its_new_lines_against_the_page_before_and_
     for frame_id in ids[1:]:
         frame = frames[frame_id]
         data = storage.image_location(frame.image_path).read_bytes()
-        assert data.startswith(storage.DELTA_BOXED_MAGIC) and b'"shift":' in data[:4096] and frame.image_base_id == ids[0], frame_id
+        assert data.startswith(storage.DELTA_BOXED_MAGIC) and b'"shift":' in data[:4096] and frame.image_base_id == ids[ids.index(frame_id) - 1], frame_id
         # What scrolled in (80 px more each time), not the whole page moved.
         assert frame.image_bytes < first.image_bytes * 0.6, (frame.image_bytes, first.image_bytes)
     assert frames[ids[1]].image_bytes * 3 < first.image_bytes
