@@ -14,7 +14,8 @@ Exports:
 - pixels_changed(previous, current, shift=0, tolerance=0): where the new image differs from the
   previous one under a shift; rows with no source count as changed.
 - tiles_count(mask, tile): the true pixels of each tile; tiles_changed(previous, current, tile):
-  the tiles that differ at all; tiles_pixels(tiles, tile, shape): a tile grid back to pixels.
+  the tiles that differ at all; tiles_pixels(tiles, tile, shape): a tile grid back to pixels;
+  tiles_runs(tiles): its true cells as runs along rows.
 - scrolls_rank(previous, current, rows, limit): the vertical shifts that best map the given rows
   of the new grey image onto the previous one, best first (by stroke signatures, within noise);
   scrolls_rank_exact: the same by rows of identical pixels (what the image store compares).
@@ -82,6 +83,16 @@ def tiles_changed(previous: np.ndarray, current: np.ndarray, tile: int, *, shift
     """A boolean grid, `tile` pixels a cell: where current differs in any pixel from previous
     (under a shift)."""
     return tiles_count(pixels_changed(previous, current, shift=shift), tile) > 0
+
+
+def tiles_runs(tiles: np.ndarray) -> list[tuple[int, int, int]]:
+    """The true cells of a tile grid as runs along its rows: (row, first column, column after
+    the last), row by row. A region copied run by run costs a slice each, not a pixel mask."""
+    runs = []
+    for row in np.nonzero(tiles.any(axis=1))[0]:
+        edges = np.diff(np.concatenate(([0], tiles[row].astype(np.int8), [0])))
+        runs += [(int(row), int(start), int(end)) for start, end in zip(np.nonzero(edges == 1)[0], np.nonzero(edges == -1)[0])]
+    return runs
 
 
 def tiles_pixels(tiles: np.ndarray, tile: int, shape: tuple[int, ...]) -> np.ndarray:

@@ -71,3 +71,9 @@ def test_nothing_or_everything_changed():
     assert change.shift == 0 and change.left.mean() > 0.5  # another screen: no scroll explains it
     # The image store asks the same module which tiles differ.
     assert np.array_equal(changes.tiles_changed(same, other, storage.TILE), changes.tiles_count(changes.pixels_changed(same, other), storage.TILE) > 0)
+
+
+def test_tiles_runs_are_the_true_cells_row_by_row():
+    grid = np.array([[0, 1, 1, 0, 1], [0, 0, 0, 0, 0], [1, 1, 1, 1, 1]], dtype=bool)
+    assert changes.tiles_runs(grid) == [(0, 1, 3), (0, 4, 5), (2, 0, 5)]
+    assert changes.tiles_runs(np.zeros((2, 3), dtype=bool)) == []

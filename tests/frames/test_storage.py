@@ -126,7 +126,9 @@ def _post_all(api, images, *, start: float, step: float = 5.0, app_name="Code") 
 def _served_pixels(api, frame_id: int) -> np.ndarray:
     storage._cache.clear()  # read from the files, as a process that never saw the frames does
     resp = api.get(f"/api/v1/frames/{frame_id}")
-    assert resp.status_code == 200 and resp["Content-Type"] == "image/webp"
+    frame = Frame.objects.get(id=frame_id)
+    # A frame stored whole is served as its file; a delta as a PNG of its pixels, made quickly.
+    assert resp.status_code == 200 and resp["Content-Type"] == ("image/png" if frame.image_base_id else "image/webp")
     with Image.open(io.BytesIO(b"".join(resp.streaming_content))) as image:
         return np.asarray(image.convert("RGB"))
 
@@ -374,9 +376,11 @@ def test_a_scrolled_page_is_stored_as_its_new_lines_against_the_page_before_and_
         assert np.array_equal(_served_pixels(api, frame_id), np.asarray(image)), frame_id
 
 
-def test_a_delta_written_in_the_first_form_keeps_opening(api):
-    """Deltas written before the patch was cut to its box (MRD1: a patch the size of the screen)
-    read back as they did."""
+@pytest.mark.parametrize("form", ["MRD1", "MRD2 box"])
+def test_a_delta_written_in_an_earlier_form_keeps_opening(api, form):
+    """Deltas written before the patch was cut to its box (MRD1: a patch the size of the screen),
+    or before it held only the rows of changed tiles (MRD2 with a box, no rows), read back as they
+    did."""
     import json
     import struct
 
@@ -389,8 +393,14 @@ def test_a_delta_written_in_the_first_form_keeps_opening(api):
     where = storage.changes.tiles_pixels(mask, storage.TILE, pixels.shape)
     patch = np.zeros_like(pixels)
     patch[where] = pixels[where]
+    header = {"base": base.image_path, "tile": storage.TILE, "size": [pixels.shape[1], pixels.shape[0]], "mask": storage._mask_pack(mask)}
+    magic = storage.DELTA_MAGIC
+    if form == "MRD2 box":
+        rows, cols = np.nonzero(mask.any(axis=1))[0], np.nonzero(mask.any(axis=0))[0]
+        box = [int(cols[0]) * storage.TILE, int(rows[0]) * storage.TILE, (int(cols[-1]) + 1) * storage.TILE, (int(rows[-1]) + 1) * storage.TILE]
+        patch, header["box"], magic = patch[box[1] : box[3], box[0] : box[2]], box, storage.DELTA_BOXED_MAGIC
     out = io.BytesIO()
     Image.fromarray(patch).save(out, format="WEBP", lossless=True)
-    head = json.dumps({"base": base.image_path, "tile": storage.TILE, "size": [pixels.shape[1], pixels.shape[0]], "mask": storage._mask_pack(mask)}).encode()
-    storage.image_location(delta.image_path).write_bytes(storage.DELTA_MAGIC + struct.pack("<I", len(head)) + head + out.getvalue())
+    head = json.dumps(header).encode()
+    storage.image_location(delta.image_path).write_bytes(magic + struct.pack("<I", len(head)) + head + out.getvalue())
     assert np.array_equal(_served_pixels(api, delta.id), pixels)
