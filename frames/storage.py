@@ -63,8 +63,13 @@ THUMB_SUFFIX = ".webp"  # thumbnails keep theirs, so a frame's thumbnail is foun
 # than 50 did (46.7 against 54.4 KB whole, 24.6 against 29.8 KB a delta's patch) at about the same
 # encode CPU (whole p95 0.22-0.30 s on a busy machine); 100 adds 1% for twice the CPU. JPEG XL
 # lossless was no smaller and 5-10x slower to encode and to open, PNG and QOI+zstd larger, and
-# lossless H.264 larger and slow to open one frame (bench/coders.py).
+# lossless H.264 larger and slow to open one frame (bench/coders.py). A frame stored whole takes
+# 75: since deltas chain, whole frames are the screens that changed most (a new page, htop's
+# list); at 75 they take 20-25% less CPU (127 against 166 ms median on five dense screens) for
+# 5% more bytes, which the captured sessions hardly see (15.1 against 15.0 KB a capture; ingest
+# CPU p95 273 against 351 ms, bench/storage.py --sessions captured on a busy machine).
 LOSSLESS_EFFORT = 90
+WHOLE_EFFORT = 75
 # What tells a screen of photos or video from a screen of text, however dense: its 16-pixel tiles
 # that hold PHOTO_COLOURS distinct colours or more and are smooth inside (mean step between
 # neighbours under PHOTO_ROUGHNESS grey levels). Measured on real screens (bench/sessions: dense
@@ -165,7 +170,7 @@ def image_encode(image: Image.Image, *, quality: int, lossy: bool | None = None)
     if lossy:
         image.save(out, format="WEBP", quality=quality, method=4)
     else:
-        image.save(out, format="WEBP", lossless=True, quality=LOSSLESS_EFFORT, method=4)
+        image.save(out, format="WEBP", lossless=True, quality=WHOLE_EFFORT, method=4)
     return out.getvalue()
 
 
