@@ -47,6 +47,20 @@ class FramesConfig(AppConfig):
                 pending=lambda: ocr_text_old().exists(), step=ocr_text_compact,
             )
         )
+        # Images stored in an older form, stored again in today's: only when asked (`manage.py
+        # compact`): it decodes and encodes every such frame, about 0.2 s of CPU each.
+        from django.utils import timezone
+
+        from frames.selectors import images_old
+        from frames.services import IMAGE_BASE_SPAN, images_compact
+
+        compaction_register(
+            Compaction(
+                name="images", label="Images stored again", unit="frame", background=False,
+                remaining=lambda: images_old(before=timezone.now() - IMAGE_BASE_SPAN).count(),
+                pending=lambda: images_old(before=timezone.now() - IMAGE_BASE_SPAN).exists(), step=images_compact,
+            )
+        )
         worker_startup_register(tasks.storage_compact_start)
 
         # The app's read tools, offered through the REST API, MCP and the agent's skill.

@@ -68,6 +68,11 @@ class Frame(models.Model):
         related_name="+",
         help_text="The frame stored whole that this frame's image is stored against (see frames.storage); null when stored whole.",
     )
+    image_form = models.PositiveSmallIntegerField(
+        null=True,
+        blank=True,
+        help_text="The storage form its image was written in (frames.storage.IMAGE_FORM); null: an older one, which `manage.py compact` stores again.",
+    )
     ocr_status = models.CharField(max_length=16, choices=OcrStatus.choices, default=OcrStatus.PENDING)
     ocr_attempts = models.PositiveSmallIntegerField(default=0)
     ocr_error = models.TextField(blank=True, default="")

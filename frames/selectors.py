@@ -291,6 +291,11 @@ def ocr_lines_old():
     return OcrResult.objects.extra(where=[LINES_OLD_WHERE_POSTGRESQL])
 
 
+def images_old(*, before: datetime):
+    """Frames taken before `before` whose images are stored in an older form (Frame.image_form)."""
+    return Frame.objects.filter(image_form__isnull=True, timestamp__lt=before)
+
+
 def ocr_text_old():
     """OCR results whose text is stored plain though it is long enough to pack (written before texts
     were compressed). On SQLite only (elsewhere the column holds bytes since the migration); the

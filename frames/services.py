@@ -41,6 +41,7 @@ from frames.selectors import (
     frame_signature,
     frames_read_before_newest,
     frames_read_latest,
+    images_old,
     ocr_lines_old,
     ocr_text_old,
     privacy_rules,
@@ -184,6 +185,7 @@ def frame_ingest(
                 height=image.height,
                 image_bytes=staged.size,
                 image_base_id=staged.base,
+                image_form=storage.IMAGE_FORM,
             )
             _signature_keep(frame, phash)
             staged.place()
@@ -258,11 +260,11 @@ def _signature_keep(frame: Frame, phash: bytes) -> None:
 IMAGE_BASE_SPAN = timedelta(hours=1)
 
 
-def _image_bases(device_name: str, ts: datetime, size: tuple[int, int]) -> list[storage.Base]:
+def _image_bases(device_name: str, ts: datetime, size: tuple[int, int], *, others=None) -> list[storage.Base]:
     """What a new frame may be stored against: the device's frame just before ts (stored in any
     form: frames.storage bounds the chain), then its latest frames stored whole; of this size,
-    newest first."""
-    recent = Frame.objects.filter(
+    newest first; among `others` (a queryset of frames) when given."""
+    recent = (Frame.objects.all() if others is None else others).filter(
         device_name=device_name, timestamp__lte=ts, timestamp__gte=ts - IMAGE_BASE_SPAN, width=size[0], height=size[1]
     ).order_by("-timestamp", "-id")
     rows = list(recent.values_list("id", "image_path")[:1])
@@ -599,7 +601,7 @@ def _images_restage(ids: list[int]) -> list[str]:
                 placed.append(staged)
                 staged.place()
                 Frame.objects.filter(id=frame.frame_id).update(
-                    image_path=staged.relpath, image_bytes=staged.size, image_base_id=staged.base
+                    image_path=staged.relpath, image_bytes=staged.size, image_base_id=staged.base, image_form=storage.IMAGE_FORM
                 )
                 old.append(frame.relpath)
     except BaseException:
@@ -607,6 +609,93 @@ def _images_restage(ids: list[int]) -> list[str]:
             staged.discard()
         raise
     return old
+
+
+# Images stored in an older form, stored again in today's (`manage.py compact`) -----------------
+
+
+def _images_tree(root_id: int) -> list[int]:
+    """The frame and every frame stored against it, or against those in turn."""
+    ids, above = [root_id], [root_id]
+    while above:
+        above = list(Frame.objects.filter(image_base_id__in=above).exclude(id__in=ids).values_list("id", flat=True))
+        ids += above
+    return ids
+
+
+def _images_tree_compact(root_id: int, before: datetime) -> int:
+    """Store again in today's form the images of a frame in an older form and of every frame
+    stored against it (the frames whose files name its file), in one transaction; returns how many
+    frames it did (0: none, the tree reaches past `before` or changed meanwhile). A lossy frame
+    is kept as it is (its pixels are what is left). The tree is stored again only when that makes
+    it smaller; either way its frames count as done."""
+    ids = _images_tree(root_id)
+    rows = list(
+        Frame.objects.filter(id__in=ids).order_by("timestamp", "id").values_list("id", "image_path", "timestamp", "device_name", "width", "height", "image_bytes")
+    )
+    if not rows or rows[-1][2] >= before:  # frames a new one may still be stored against
+        return 0
+    first = rows[0]
+    # What the first may be stored against besides: the device's frames in today's form just before.
+    settled = Frame.objects.filter(image_form__isnull=False).exclude(id__in=ids)
+    bases = _image_bases(first[3], first[2], (first[4], first[5]), others=settled)
+    def exact(relpath: str) -> bool:
+        try:
+            return storage.image_exact(relpath)
+        except OSError:  # its file is gone: nothing to store again
+            return False
+
+    again = [row for row in rows if exact(row[1])]
+    try:
+        staged = storage.image_restage(
+            [storage.Base(frame_id=row[0], relpath=row[1]) for row in again], timestamps=[row[2] for row in again],
+            quality=settings.IMAGE_QUALITY, exact=settings.IMAGE_EXACT, bases=bases,
+        )
+    except (OSError, ValueError) as exc:  # a file of the tree is missing or unreadable: kept as it is
+        logger.warning("frames %s kept in their older form: %s", ids, exc)
+        staged, again = [], []
+    smaller = bool(staged) and sum(item.size for item in staged) < sum(row[6] for row in again)
+    placed: list[storage.StagedImage] = []
+    old: list[str] = []
+    try:
+        with transaction.atomic():
+            now = list(Frame.objects.filter(id__in=ids).order_by("timestamp", "id").values_list("id", "image_path", "timestamp", "device_name", "width", "height", "image_bytes"))
+            if now != rows or Frame.objects.filter(image_base_id__in=ids).exclude(id__in=ids).exists():
+                for item in staged:
+                    item.discard()
+                return 0
+            if smaller:
+                for row, item in zip(again, staged):
+                    placed.append(item)
+                    item.place()
+                    Frame.objects.filter(id=row[0]).update(image_path=item.relpath, image_bytes=item.size, image_base_id=item.base)
+                old = [row[1] for row in again]
+            else:
+                for item in staged:
+                    item.discard()
+            Frame.objects.filter(id__in=ids).update(image_form=storage.IMAGE_FORM)
+    except BaseException:
+        for item in placed:
+            item.discard()
+        raise
+    storage.files_remove(old)  # committed: no row names them (a crash just before leaves them behind)
+    return len(ids)
+
+
+def images_compact(limit: int) -> int:
+    """Store again in today's form the images of about `limit` frames stored in an older one
+    (frames.storage: chains of deltas, patches of changed rows), oldest first, a tree of frames
+    stored against each other in each transaction; returns how many frames (0: none left that
+    is older than IMAGE_BASE_SPAN). Deltas name their base's file, so a tree goes whole or not
+    at all: every frame opens at any moment, and stopped anywhere, this goes on where it was."""
+    before = timezone.now() - IMAGE_BASE_SPAN
+    done = 0
+    while done < limit:
+        root = images_old(before=before).order_by("timestamp", "id").values_list("id", flat=True).first()
+        if root is None or not (count := _images_tree_compact(root, before)):
+            break
+        done += count
+    return done
 
 
 def _deletion_settle(job_id: int) -> None:

@@ -99,6 +99,9 @@ TILE = 32  # pixels a side; 16 saves 2% more on the benches' sessions, at a long
 DELTA_MAX_CHANGED = 0.6  # past this share of changed tiles, a frame is stored whole
 DELTA_MAX_SHARE = 0.7  # a delta must be at most this share of its base's bytes, or it is stored whole
 BASES = 3  # a frame is compared with this many of the device's latest frames stored whole
+# The form image_stage writes (Frame.image_form): 2 since frames chain and a patch holds the rows
+# of tiles that changed. Frames written before (null) are stored again by `manage.py compact`.
+IMAGE_FORM = 2
 CHAIN_MAX = 6  # a delta may be stored against a delta, this many deep at most (opening reads them all)
 _CACHE_ENTRIES = 8  # decoded frames kept per process (about 6 MB each at 1920x1080)
 
@@ -295,22 +298,35 @@ def _stage(image: Image.Image, *, timestamp: datetime, quality: int, candidates:
     return staged, _Candidate(Base(frame_id=0, relpath=staged.relpath), pixels, whole_bytes, depth)
 
 
-def image_restage(frames: Sequence[Base], *, timestamps: Sequence[datetime], quality: int, exact: bool = False) -> list[StagedImage]:
-    """Frames stored against a frame that is going away, and every frame stored against those in
-    turn (taken at `timestamps`, oldest first), stored again without it: each against the one
-    stored again before it or the last of them stored whole, when that pays, else whole. Their
-    old files stay until the caller removes them, after it placed these with the rows' update."""
+def image_restage(frames: Sequence[Base], *, timestamps: Sequence[datetime], quality: int, exact: bool = False, bases: Sequence[Base] = ()) -> list[StagedImage]:
+    """Frames stored again (taken at `timestamps`, oldest first): frames stored against a frame
+    that is going away and every frame stored against those in turn, or frames `manage.py
+    compact` stores in today's form. Each against the one stored again before it, the last of
+    them stored whole, or one of `bases` (frames that stay as they are), when that pays, else
+    whole. Their old files stay until the caller removes them, after it placed these with the
+    rows' update."""
     staged: list[StagedImage] = []
     previous: _Candidate | None = None
     whole: _Candidate | None = None
-    for frame, moment in zip(frames, timestamps):
-        image = image_pixels(frame.relpath)
-        candidates = [candidate for candidate in (previous, whole) if candidate is not None]
-        item, made = _stage(image, timestamp=moment, quality=quality, candidates=list(dict.fromkeys(candidates)), exact=exact)
-        previous = made and _Candidate(Base(frame_id=frame.frame_id, relpath=item.relpath), made.pixels, made.whole_bytes, made.depth)
-        if previous is not None and previous.depth == 0:
-            whole = previous
-        staged.append(item)
+    kept = []
+    for base in bases:
+        try:
+            kept.append(_Candidate(base, *_decoded(base.relpath)))
+        except (OSError, ValueError):
+            continue  # unreadable: not a base
+    try:
+        for frame, moment in zip(frames, timestamps):
+            image = image_pixels(frame.relpath)
+            candidates = [candidate for candidate in (previous, whole, *kept) if candidate is not None]
+            item, made = _stage(image, timestamp=moment, quality=quality, candidates=list(dict.fromkeys(candidates)), exact=exact)
+            staged.append(item)
+            previous = made and _Candidate(Base(frame_id=frame.frame_id, relpath=item.relpath), made.pixels, made.whole_bytes, made.depth)
+            if previous is not None and previous.depth == 0:
+                whole = previous
+    except BaseException:  # a frame that cannot be read: none is staged
+        for item in staged:
+            item.discard()
+        raise
     return staged
 
 

@@ -184,6 +184,8 @@ class Compaction:
     remaining: Callable[[], int]
     pending: Callable[[], bool]
     step: Callable[[int], int]
+    unit: str = "row"
+    background: bool = True  # False: only `manage.py compact` does it (work the worker should not take on unasked)
 
 
 _compactions: list[Compaction] = []
@@ -199,7 +201,8 @@ def compactions() -> list[Compaction]:
 
 
 def compaction_pending() -> bool:
-    return any(item.pending() for item in _compactions)
+    """Whether the worker has rows to rewrite in the background."""
+    return any(item.pending() for item in _compactions if item.background)
 
 
 def compaction_run(*, budget_s: float, batch: int = 500) -> tuple[int, bool]:
@@ -207,6 +210,8 @@ def compaction_run(*, budget_s: float, batch: int = 500) -> tuple[int, bool]:
     done = 0
     deadline = time.monotonic() + budget_s
     for item in _compactions:
+        if not item.background:
+            continue
         while time.monotonic() < deadline:
             count = item.step(batch)
             done += count

@@ -404,3 +404,53 @@ def test_a_delta_written_in_an_earlier_form_keeps_opening(api, form):
     head = json.dumps(header).encode()
     storage.image_location(delta.image_path).write_bytes(magic + struct.pack("<I", len(head)) + head + out.getvalue())
     assert np.array_equal(_served_pixels(api, delta.id), pixels)
+
+
+# Frames stored in an older form, stored again by `manage.py compact` ---------------------------
+
+
+def test_compact_stores_old_frames_again_smaller_exact_and_goes_on_where_it_stopped(api, monkeypatch):
+    """Frames an older MyRecall stored (each whole: no chains), and a lossy one: `manage.py
+    compact` stores them again as chains, a tree of frames at a time, every frame opening exactly
+    between its steps; the old files go, a lossy frame stays as it is, a second run does nothing."""
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    images = _typing(8, seed=31)
+    start = time.time() - 3 * 3600
+    with monkeypatch.context() as patched:
+        patched.setattr(services, "_image_bases", lambda *args: [])  # as before deltas: each whole
+        ids = _post_all(api, images, start=start, step=10)
+        photo_id = _post_all(api, [_photo_screen(seed=6)], start=start + 200)[0]
+    Frame.objects.filter(id__in=ids + [photo_id]).update(image_form=None)
+    before = {frame.id: (frame.image_path, frame.image_bytes) for frame in Frame.objects.all()}
+    assert all(path.endswith(storage.IMAGE_SUFFIX) for path, _ in before.values())
+    assert not storage.image_exact(before[photo_id][0])
+    # A recent frame is left alone: a new one may still be stored against it.
+    recent = _post_all(api, images[:1], start=time.time() - 60)[0]
+    Frame.objects.filter(id=recent).update(image_form=None)
+
+    steps = 0
+    while services.images_compact(1):  # one tree at a time, as if stopped after each
+        steps += 1
+        for frame in Frame.objects.filter(id__in=ids):
+            assert np.array_equal(np.asarray(storage.image_pixels(frame.image_path)), np.asarray(images[ids.index(frame.id)]))
+    assert steps >= 1
+    frames = {frame.id: frame for frame in Frame.objects.filter(id__in=ids)}
+    assert all(frame.image_form == storage.IMAGE_FORM for frame in frames.values())
+    assert frames[ids[0]].image_base_id is None  # then each against the one before, as far as a chain goes
+    assert [frames[i].image_base_id for i in ids[1 : storage.CHAIN_MAX + 1]] == ids[: storage.CHAIN_MAX]
+    assert max(_depths(frames).values()) == storage.CHAIN_MAX
+    assert sum(frame.image_bytes for frame in frames.values()) * 2 < sum(before[i][1] for i in ids)
+    for frame_id in ids:
+        assert np.array_equal(_served_pixels(api, frame_id), np.asarray(images[ids.index(frame_id)])), frame_id
+    kept_photo = Frame.objects.get(id=photo_id)
+    assert kept_photo.image_path == before[photo_id][0] and kept_photo.image_form == storage.IMAGE_FORM
+    assert Frame.objects.get(id=recent).image_form is None
+    on_disk = {p.relative_to(storage.image_location("")).as_posix() for p in storage.frames_root().rglob("*") if p.is_file()}
+    assert on_disk == set(Frame.objects.values_list("image_path", flat=True))
+
+    out = StringIO()
+    call_command("compact", stdout=out)
+    assert "0 (images)" in out.getvalue()
