@@ -13,11 +13,14 @@ data dir in the default); the path's
 suffix says the form it was stored in, so a frame stored in an older form keeps opening after the
 form of new frames changes. Two forms are written: whole (lossless WebP; a screen that is mostly
 photos or video lossy: photo_share, image_exact), and, for a screen that barely changed, a
-delta: the tiles that differ (frames.changes, which incremental OCR asks too) from one of the
-device's latest frames stored whole, in place or scrolled (its base; `StagedImage.base`, which the
-caller keeps on the row so that a base is never removed under the frames stored against it:
-`image_restage` stores those again first). Both read back to exactly the pixels captured, but for
-a lossy one. Nothing outside this module opens an image file or knows the format: callers ask
+delta: the tiles that differ (frames.changes, which incremental OCR asks too) from the device's
+frame just before or one of its latest frames stored whole, in place or scrolled (its base;
+`StagedImage.base`, which the caller keeps on the row so that a base is never removed under the
+frames stored against it: `image_restage` stores those again first). A delta may be stored against
+a delta: chains at most CHAIN_MAX deep, so that opening a frame decodes a bounded number of files
+(decoded frames are cached). Both forms read back to exactly the pixels captured, but for a lossy
+one. Frame.image_form says which generation of these forms wrote a frame (IMAGE_FORM now); `manage.py
+compact` stores older ones again. Nothing outside this module opens an image file or knows the format: callers ask
 for pixels (`image_pixels`: OCR, thumbnails, previews), for the stored bytes as served
 (`image_open`, `image_bytes`: the viewer and the API), or for the files to copy or remove
 (`frame_relpaths`: export, deletion).
