@@ -64,6 +64,8 @@ def frame_create(request: HttpRequest, image: File[UploadedFile], fields: Strict
 def frame_image_response(frame: Frame) -> FileResponse:
     try:
         stream, content_type = storage.image_open(frame.image_path)
+    except storage.ImageDamaged as exc:
+        raise ApplicationError("The frame's image file is damaged and cannot be read.", extra={"frame_id": frame.id}, status_code=404) from exc
     except storage.ImageMissing as exc:
         raise ApplicationError("The frame's image file is missing.", extra={"frame_id": frame.id}, status_code=404) from exc
     response = FileResponse(stream, content_type=content_type)

@@ -598,6 +598,8 @@ def _images_restage(ids: list[int]) -> list[str]:
             frames = [frame for frame, _ in group]
             restaged = storage.image_restage(frames, timestamps=[moment for _, moment in group], quality=settings.IMAGE_QUALITY, exact=settings.IMAGE_EXACT)
             for frame, staged in zip(frames, restaged):
+                if staged is None:
+                    continue  # unreadable (a file of its chain gone or damaged): left as it is
                 placed.append(staged)
                 staged.place()
                 Frame.objects.filter(id=frame.frame_id).update(
@@ -646,14 +648,12 @@ def _images_tree_compact(root_id: int, before: datetime) -> int:
             return False
 
     again = [row for row in rows if exact(row[1])]
-    try:
-        staged = storage.image_restage(
-            [storage.Base(frame_id=row[0], relpath=row[1]) for row in again], timestamps=[row[2] for row in again],
-            quality=settings.IMAGE_QUALITY, exact=settings.IMAGE_EXACT, bases=bases,
-        )
-    except (OSError, ValueError) as exc:  # a file of the tree is missing or unreadable: kept as it is
-        logger.warning("frames %s kept in their older form: %s", ids, exc)
-        staged, again = [], []
+    restaged = storage.image_restage(
+        [storage.Base(frame_id=row[0], relpath=row[1]) for row in again], timestamps=[row[2] for row in again],
+        quality=settings.IMAGE_QUALITY, exact=settings.IMAGE_EXACT, bases=bases,
+    )
+    # A frame a file of whose chain is gone or damaged (None) is kept as it is.
+    again, staged = [row for row, item in zip(again, restaged) if item], [item for item in restaged if item]
     smaller = bool(staged) and sum(item.size for item in staged) < sum(row[6] for row in again)
     placed: list[storage.StagedImage] = []
     old: list[str] = []

@@ -25,7 +25,7 @@ for pixels (`image_pixels`: OCR, thumbnails, previews), for the stored bytes as 
 (`image_open`, `image_bytes`: the viewer and the API), or for the files to copy or remove
 (`frame_relpaths`: export, deletion).
 
-Exports: IMAGE_SUFFIX, DELTA_SUFFIX, THUMB_SUFFIX, ImageMissing, StagedImage, Base, files,
+Exports: IMAGE_SUFFIX, DELTA_SUFFIX, THUMB_SUFFIX, ImageMissing, ImageDamaged, StagedImage, Base, files,
 storage_check, photo_share, image_encode, image_exact, image_stage, image_restage, delta_base,
 image_pixels, image_open, image_bytes, image_location, image_content_type, thumb_relpath, thumb_abspath,
 thumb_open, thumb_save, thumbs_bytes, frame_relpaths, files_remove, tmp_sweep.
@@ -111,6 +111,11 @@ _CACHE_ENTRIES = 8  # decoded frames kept per process (about 6 MB each at 1920x1
 
 class ImageMissing(FileNotFoundError):
     """The frame's image file is not in the storage (removed outside MyRecall, or never placed)."""
+
+
+class ImageDamaged(ImageMissing):
+    """The frame's image file, or a file its delta chain reads, is in the storage but does not
+    decode (truncated or overwritten outside MyRecall): the frame has no image, as when missing."""
 
 
 STORAGE = "frames"  # the name of the storage of frame images and thumbnails in settings.STORAGES
@@ -274,11 +279,26 @@ def image_stage(image: Image.Image, *, timestamp: datetime, quality: int, bases:
     for base in dict.fromkeys(bases):
         try:
             decoded = _decoded(base.relpath)
-            if files().exists(base.relpath):  # its pixels may be kept here after its file went
+            if _chain_present(base.relpath):  # its pixels may be kept here after a file of its chain went
                 candidates.append(_Candidate(base, *decoded))
         except (OSError, ValueError):
             continue  # gone meanwhile, or unreadable: not a base
     return _stage(image, timestamp=timestamp, quality=quality, candidates=candidates, exact=exact)[0]
+
+
+def _chain_present(relpath: str) -> bool:
+    """Whether the file and every file its delta chain reads are in the storage: asked of the
+    files, not of the pixels kept here (_cache), which outlive a file removed meanwhile."""
+    for _ in range(CHAIN_MAX + 2):
+        try:
+            with files().open(relpath, "rb") as fh:
+                head = fh.read(8)
+                if not head.startswith((DELTA_MAGIC, DELTA_BOXED_MAGIC)):
+                    return True
+                relpath = json.loads(fh.read(struct.unpack("<I", head[4:8])[0]))["base"]
+        except (OSError, ValueError, KeyError, TypeError, struct.error):
+            return False
+    return False  # deeper than ever written: a loop of files naming each other
 
 
 def _stage(image: Image.Image, *, timestamp: datetime, quality: int, candidates: list[_Candidate], exact: bool = False) -> tuple[StagedImage, _Candidate | None]:
@@ -301,14 +321,15 @@ def _stage(image: Image.Image, *, timestamp: datetime, quality: int, candidates:
     return staged, _Candidate(Base(frame_id=0, relpath=staged.relpath), pixels, whole_bytes, depth)
 
 
-def image_restage(frames: Sequence[Base], *, timestamps: Sequence[datetime], quality: int, exact: bool = False, bases: Sequence[Base] = ()) -> list[StagedImage]:
+def image_restage(frames: Sequence[Base], *, timestamps: Sequence[datetime], quality: int, exact: bool = False, bases: Sequence[Base] = ()) -> list[StagedImage | None]:
     """Frames stored again (taken at `timestamps`, oldest first): frames stored against a frame
     that is going away and every frame stored against those in turn, or frames `manage.py
     compact` stores in today's form. Each against the one stored again before it, the last of
     them stored whole, or one of `bases` (frames that stay as they are), when that pays, else
-    whole. Their old files stay until the caller removes them, after it placed these with the
-    rows' update."""
-    staged: list[StagedImage] = []
+    whole; None for a frame that cannot be read (a file of its chain gone or damaged), left as it
+    is. Their old files stay until the caller removes them, after it placed these with the rows'
+    update."""
+    staged: list[StagedImage | None] = []
     previous: _Candidate | None = None
     whole: _Candidate | None = None
     kept = []
@@ -319,16 +340,21 @@ def image_restage(frames: Sequence[Base], *, timestamps: Sequence[datetime], qua
             continue  # unreadable: not a base
     try:
         for frame, moment in zip(frames, timestamps):
-            image = image_pixels(frame.relpath)
+            try:
+                image = image_pixels(frame.relpath)
+            except ImageMissing:  # a file of its chain is gone or damaged: it opens no more than before
+                staged.append(None)
+                continue
             candidates = [candidate for candidate in (previous, whole, *kept) if candidate is not None]
             item, made = _stage(image, timestamp=moment, quality=quality, candidates=list(dict.fromkeys(candidates)), exact=exact)
             staged.append(item)
             previous = made and _Candidate(Base(frame_id=frame.frame_id, relpath=item.relpath), made.pixels, made.whole_bytes, made.depth)
             if previous is not None and previous.depth == 0:
                 whole = previous
-    except BaseException:  # a frame that cannot be read: none is staged
+    except BaseException:
         for item in staged:
-            item.discard()
+            if item is not None:
+                item.discard()
         raise
     return staged
 
@@ -407,8 +433,12 @@ def image_pixels(relpath: str) -> Image.Image:
     """The image decoded to RGB pixels, whatever form it was stored in."""
     if relpath.endswith(DELTA_SUFFIX):
         return Image.fromarray(_decoded(relpath)[0])
-    with Image.open(io.BytesIO(_read(relpath))) as image:
-        return image.convert("RGB")
+    data = _read(relpath)
+    try:
+        with Image.open(io.BytesIO(data)) as image:
+            return image.convert("RGB")
+    except (OSError, ValueError, Image.DecompressionBombError) as exc:
+        raise ImageDamaged(f"image file is damaged: {relpath}") from exc
 
 
 # Frames stored as the tiles that changed -------------------------------------------------------
@@ -436,14 +466,19 @@ def _decoded(relpath: str, _depth: int = 0) -> tuple[np.ndarray, int, int]:
             _cache.move_to_end(relpath)
             return found
     data = _read(relpath)
-    if data.startswith((DELTA_MAGIC, DELTA_BOXED_MAGIC)):
-        if _depth > CHAIN_MAX:  # never written so deep: a loop of files naming each other
-            raise ValueError(f"delta chain too deep at {relpath}")
-        pixels, whole_bytes, depth = _delta_decode(relpath, data, _depth)
-    else:
-        with Image.open(io.BytesIO(data)) as image:
-            pixels = np.asarray(image.convert("RGB"))
-        whole_bytes, depth = len(data), 0
+    try:
+        if data.startswith((DELTA_MAGIC, DELTA_BOXED_MAGIC)):
+            if _depth > CHAIN_MAX:  # never written so deep: a loop of files naming each other
+                raise ValueError(f"delta chain too deep at {relpath}")
+            pixels, whole_bytes, depth = _delta_decode(relpath, data, _depth)
+        else:
+            with Image.open(io.BytesIO(data)) as image:
+                pixels = np.asarray(image.convert("RGB"))
+            whole_bytes, depth = len(data), 0
+    except ImageMissing:
+        raise  # a file further up the chain, already said
+    except (OSError, ValueError, KeyError, IndexError, TypeError, struct.error, zlib.error, Image.DecompressionBombError) as exc:
+        raise ImageDamaged(f"image file is damaged: {relpath}") from exc
     pixels.setflags(write=False)
     decoded = (pixels, whole_bytes, depth)
     _cache_put(relpath, decoded)

@@ -198,7 +198,6 @@ def test_a_removed_base_file_is_a_404_for_its_chain_alone_and_the_device_goes_on
     assert _on_disk() == {frame.image_path for frame in Frame.objects.all()}
 
 
-@pytest.mark.xfail(strict=True, reason="bug: image_stage checks only the base's own file; a cached delta whose chain lost its file is still taken as a base")
 def test_a_base_file_removed_while_the_server_runs_is_not_built_on(api):
     """The base's file goes while this process still holds its pixels (it stored or opened the
     frames just now): the device's next frame must not be stored against a chain that reaches
@@ -212,7 +211,6 @@ def test_a_base_file_removed_while_the_server_runs_is_not_built_on(api):
     _assert_exact(api, [new], images[3:])  # after a restart (_served_pixels forgets the cache)
 
 
-@pytest.mark.xfail(strict=True, reason="bug: deleting re-stores the frames below, whose pixels cannot be read without the removed file: frames_delete raises ImageMissing")
 def test_a_removed_file_in_the_middle_of_a_chain_lets_its_frames_be_deleted(api):
     """A file in the middle of a chain removed: deleting the frame stored whole above it, or the
     frame whose file is gone, works (the frames below it cannot be stored again, as nothing
@@ -270,7 +268,6 @@ def _damaged_chain(api, how: str, *, seed: int) -> tuple[list[int], list[Image.I
     return ids, images, start
 
 
-@pytest.mark.xfail(strict=True, reason="bug: a damaged file in a frame's chain is a 500 (storage._decoded lets OSError/ValueError/struct.error through; api.py catches ImageMissing only)")
 @pytest.mark.parametrize("how", DAMAGES)
 def test_opening_a_frame_whose_delta_file_is_damaged_is_a_clear_error_for_its_chain_alone(api, how):
     """A delta's file truncated or overwritten: opening it, and the frame stored against it, is
@@ -286,15 +283,7 @@ def test_opening_a_frame_whose_delta_file_is_damaged_is_a_clear_error_for_its_ch
     assert api.get(f"/api/v1/frames/{ids[1]}/metadata").status_code == 200
 
 
-@pytest.mark.parametrize(
-    "how",
-    [
-        pytest.param(how, marks=pytest.mark.xfail(strict=True, reason="bug: a delta file shorter than 8 bytes raises struct.error, which image_stage does not catch: the device's next upload is a 500"))
-        if how == "magic only"
-        else how
-        for how in DAMAGES
-    ],
-)
+@pytest.mark.parametrize("how", DAMAGES)
 def test_the_next_frames_of_a_device_whose_last_delta_is_damaged_are_stored_exactly(api, how):
     """The device's frame just before is a delta whose chain is damaged: its next captures are
     stored (whole, or against a frame that opens) and read back exactly."""
@@ -305,7 +294,6 @@ def test_the_next_frames_of_a_device_whose_last_delta_is_damaged_are_stored_exac
     _assert_exact(api, later, images[3:])
 
 
-@pytest.mark.xfail(strict=True, reason="bug: deleting a frame re-stores the frames below it, which cannot be read through a damaged file: frames_delete raises (the API's DELETE is a 500)")
 @pytest.mark.parametrize("how", DAMAGES)
 def test_deleting_the_frames_above_a_damaged_delta_works(api, how):
     """Deleting the frame stored whole and the damaged delta stored against it works; the delta
@@ -320,7 +308,6 @@ def test_deleting_the_frames_above_a_damaged_delta_works(api, how):
     assert gone.status_code == 200 and not Frame.objects.exists() and _on_disk() == set()
 
 
-@pytest.mark.xfail(strict=True, reason="bug: a frame stored against a damaged whole file is a 500 (the decoder's OSError is not caught)")
 @pytest.mark.parametrize("how", ["truncated", "garbage"])
 def test_a_damaged_whole_frame_under_a_chain_is_a_clear_error_and_the_device_goes_on(api, how):
     """The file stored whole at a chain's top damaged: the delta stored against it is a clear
