@@ -16,12 +16,13 @@ off-topic questions 2.2 -> 0.7 results each; on the captured set, small memory, 
 
 The judgement is per question and passage, over a bounded number of candidates, so it holds the
 same for a memory of ten screens as for a million. Each passage is read once, when its frame is
-embedded (about 8 ms of CPU a passage), and kept with the frame (522 bytes a passage); a search
-reads only the question.
+embedded (about 8 ms of CPU a passage; a passage still on screen from an earlier frame is not read
+again), and kept with the frame (522 bytes a passage); a search reads only the question.
 
 Exports:
 - crosscheck_ready(), crosscheck_warm_up(), crosscheck_load_async()
-- passages_read(passages) -> bytes: the record a frame keeps (at embed time, search.services).
+- passages_read(passages) -> bytes: the record a frame keeps (at embed time, search.services);
+  reads_forget() (tests).
 - question_vector(q), record_z(question, record, language, floor): each kept passage's z for a
   question, against the everyday questions of `language` (search.relevance.LATIN or CJK);
   record_deviations(record, language): what it divides by; records_z(question, records, language):
@@ -31,6 +32,7 @@ Exports:
 
 import struct
 import threading
+from collections import OrderedDict
 
 import numpy as np
 
@@ -90,20 +92,54 @@ RECORD_BYTES = DIMENSIONS + _STATS.size
 QUESTION_MAX = 1000
 
 
+# Passages whose reading is kept in this process (in memory only: screen text is private), by
+# text, least recently used dropped first: consecutive screens repeat most of their passages
+# (bench/worker_stages.py: 43% of a working session's), and each is read once while it stays on
+# screen. 4,096 of about 1 KB (the text and its record) hold minutes of dense screens.
+READ_CACHE = 4096
+_reads: OrderedDict[str, bytes] = OrderedDict()
+_reads_lock = threading.Lock()
+
+
 def passages_read(passages: list[str]) -> bytes:
-    """This model's reading of a frame's passages, as FrameVectors.crosscheck keeps it."""
+    """This model's reading of a frame's passages, as FrameVectors.crosscheck keeps it. A passage
+    read before is not read again (its record is the same alone or among others)."""
     if not passages:
         return b""
-    rows = _encode(passages)
+    with _reads_lock:
+        found = {passage: _reads[passage] for passage in passages if passage in _reads}
+        for passage in found:
+            _reads.move_to_end(passage)
+    missing = [passage for passage in dict.fromkeys(passages) if passage not in found]
+    if missing:
+        records = _records(_encode(missing))
+        found.update(zip(missing, records))
+        with _reads_lock:
+            _reads.update(zip(missing, records))
+            while len(_reads) > READ_CACHE:
+                _reads.popitem(last=False)
+    return b"".join(found[passage] for passage in passages)
+
+
+def reads_forget() -> None:
+    """Forget the passages read (for tests)."""
+    with _reads_lock:
+        _reads.clear()
+
+
+def _records(rows: np.ndarray) -> list[bytes]:
+    """Each row's record: the vector in 8 bits a dimension with its scale, and its stats."""
     background, languages = _background
-    out = bytearray()
+    records = []
     for row in rows:
         near = row @ background.T
         stats = [_trimmed(near[languages == group]) for group in (LATIN, CJK)]
         scale = float(np.abs(row).max()) / 127 or 1.0
-        out += np.clip(np.round(row / scale), -127, 127).astype(np.int8).tobytes()
-        out += _STATS.pack(scale, float(stats[0].mean()), max(float(stats[0].std()), 1e-3), float(stats[1].mean()), max(float(stats[1].std()), 1e-3))
-    return bytes(out)
+        records.append(
+            np.clip(np.round(row / scale), -127, 127).astype(np.int8).tobytes()
+            + _STATS.pack(scale, float(stats[0].mean()), max(float(stats[0].std()), 1e-3), float(stats[1].mean()), max(float(stats[1].std()), 1e-3))
+        )
+    return records
 
 
 def _trimmed(similarities: np.ndarray) -> np.ndarray:
@@ -166,4 +202,4 @@ def passage_z(q: str, passages: list[str], language: int | None = None) -> np.nd
     return record_z(question_vector(q), passages_read(passages), group)
 
 
-__all__ = ["passages_read", "question_vector", "record_deviations", "record_z", "records_z", "crosscheck_load_async", "crosscheck_ready", "crosscheck_warm_up", "passage_z"]
+__all__ = ["passages_read", "reads_forget", "question_vector", "record_deviations", "record_z", "records_z", "crosscheck_load_async", "crosscheck_ready", "crosscheck_warm_up", "passage_z"]
