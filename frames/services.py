@@ -158,8 +158,9 @@ def frame_ingest(
     staged = storage.image_stage(image, timestamp=ts, quality=settings.IMAGE_QUALITY, bases=_image_bases(device_name, ts, image.size), exact=settings.IMAGE_EXACT)
     try:
         with transaction.atomic():
-            if staged.base is not None and not Frame.objects.filter(id=staged.base).exists():
-                # Its base was deleted meanwhile (a deletion or the retention): store it whole.
+            # Locked, so that a deletion storing its base again waits for this frame, and sees it.
+            if staged.base is not None and not Frame.objects.select_for_update().filter(id=staged.base, image_path=staged.base_relpath).exists():
+                # Its base was deleted or stored again meanwhile (a deletion, the retention, compact): store it whole.
                 staged.discard()
                 staged = storage.image_stage(image, timestamp=ts, quality=settings.IMAGE_QUALITY, exact=settings.IMAGE_EXACT)
             # In the write transaction, so that a report of the same moment is seen whole or not at all.
@@ -582,6 +583,9 @@ def _images_restage(ids: list[int]) -> list[str]:
     gone, found = set(ids), []
     above = list(ids)
     while above:  # a chain is at most storage.CHAIN_MAX deep
+        # Each level locked before its children are asked for: a frame being stored against one of
+        # them (frame_ingest locks its base) is committed first, and found.
+        list(Frame.objects.select_for_update().filter(id__in=above).values_list("id", flat=True))
         below = list(
             Frame.objects.filter(image_base_id__in=above).exclude(id__in=gone).values_list("id", "image_path", "timestamp", "device_name")
         )
@@ -659,7 +663,8 @@ def _images_tree_compact(root_id: int, before: datetime) -> int:
     old: list[str] = []
     try:
         with transaction.atomic():
-            now = list(Frame.objects.filter(id__in=ids).order_by("timestamp", "id").values_list("id", "image_path", "timestamp", "device_name", "width", "height", "image_bytes"))
+            # Locked (see _images_restage): a frame being stored against one of them is seen below.
+            now = list(Frame.objects.select_for_update().filter(id__in=ids).order_by("timestamp", "id").values_list("id", "image_path", "timestamp", "device_name", "width", "height", "image_bytes"))
             if now != rows or Frame.objects.filter(image_base_id__in=ids).exclude(id__in=ids).exists():
                 for item in staged:
                     item.discard()

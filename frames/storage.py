@@ -226,6 +226,7 @@ class StagedImage:
     size: int
     _tmp: Path
     base: int | None = None
+    base_relpath: str | None = None  # the file of the base it names: the row must still point to it
     _placed: bool = field(default=False, compare=False)
 
     def place(self) -> None:
@@ -306,7 +307,7 @@ def _stage(image: Image.Image, *, timestamp: datetime, quality: int, candidates:
     pixels = np.asarray(image.convert("RGB"))
     if delta := _delta_encode(pixels, candidates):
         chosen, data = delta
-        staged = StagedImage(relpath=_new_relpath(timestamp, DELTA_SUFFIX), size=len(data), _tmp=_write_temp(data), base=chosen.base.frame_id)
+        staged = StagedImage(relpath=_new_relpath(timestamp, DELTA_SUFFIX), size=len(data), _tmp=_write_temp(data), base=chosen.base.frame_id, base_relpath=chosen.base.relpath)
         whole_bytes, depth = chosen.whole_bytes, chosen.depth + 1
     else:
         lossy = False if exact else photo_share(pixels) >= PHOTO_SHARE

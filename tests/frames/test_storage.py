@@ -141,6 +141,31 @@ def _depths(frames: dict[int, Frame]) -> dict[int, int]:
     return {frame_id: depth(frame_id) for frame_id in frames}
 
 
+def test_a_base_stored_again_while_a_frame_is_stored_against_it_is_not_built_on(api, monkeypatch):
+    """The frame just before is a delta; while the next frame is staged against it, a deletion of
+    the frame under it stores it again (a new file): the next frame does not name its old file."""
+    images = _typing(3, seed=13)
+    start = time.time() - 900
+    ids = _post_all(api, images[:2], start=start)
+    assert Frame.objects.get(id=ids[1]).image_base_id == ids[0]
+    real_stage = storage.image_stage
+
+    def stage_then_base_restaged(image, **kwargs):
+        staged = real_stage(image, **kwargs)
+        if staged.base == ids[1]:
+            frames_delete(start=datetime.fromtimestamp(start - 1, tz=dt_timezone.utc), end=datetime.fromtimestamp(start + 1, tz=dt_timezone.utc))
+        return staged
+
+    monkeypatch.setattr(storage, "image_stage", stage_then_base_restaged)
+    third = _post_all(api, images[2:], start=start + 10)[0]
+    kept = Frame.objects.get(id=ids[1])
+    assert kept.image_base_id is None  # stored again whole when its base went
+    frame = Frame.objects.get(id=third)
+    assert frame.image_base_id is None or storage.delta_base(storage.image_location(frame.image_path).read_bytes()) == kept.image_path
+    assert np.array_equal(_served_pixels(api, third), np.asarray(images[2]))
+    assert np.array_equal(_served_pixels(api, ids[1]), np.asarray(images[1]))
+
+
 def test_a_screen_typed_into_is_stored_as_its_changed_tiles_and_reads_back_exactly(api):
     images = _typing(storage.CHAIN_MAX + 4)
     ids = _post_all(api, images, start=time.time() - 600)
