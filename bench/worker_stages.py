@@ -19,8 +19,9 @@ embedder's too) spent in it alone, what it calls that is measured on its own lin
                    the vector server, another process on the same cores)
   embed task rest  vectors_embed_next's claims and row updates
 
-Beside them, per frame: passages cut, passages the e5 model embedded (the others came from its
-cache), passages the second model read. Frames are the drawn session of tests.screens (the screens
+Beside them, per frame: the share of the image OCR ran on (the rest carried from the frame before),
+passages cut, passages the e5 model embedded and passages the second
+model read (the others came from their caches). Frames are the drawn session of tests.screens (the screens
 bench/ingest.py posts) and the captured sessions of bench/sessions (real programs, consecutive
 captures of one screen; ~/.cache/myrecall-bench/sessions). Prints medians and p95 of CPU, and the
 median wall time beside them (CPU above wall: more than one thread ran); asserts nothing.
@@ -52,7 +53,7 @@ STAGES = [
     "vector write", "embed task rest",
 ]
 WORKER_STAGES = STAGES[1:]
-COUNTS = ["passages cut", "e5 embedded", "crosscheck read"]
+COUNTS = ["OCR'd share", "passages cut", "e5 embedded", "crosscheck read"]
 
 
 def _django(data_dir: Path) -> None:
@@ -110,7 +111,8 @@ def meters_install() -> Meter:
     meter.wrap(search.services, "embed_texts", "e5 other")
     meter.wrap(search.embeddings, "_local_embed", "e5 model", count=("e5 embedded", lambda texts, kind: len(texts)))
     meter.wrap(search.services, "chunk_stats", "relevance")
-    meter.wrap(crosscheck, "passages_read", "crosscheck", count=("crosscheck read", lambda passages: len(passages)))
+    meter.wrap(crosscheck, "passages_read", "crosscheck")
+    meter.wrap(crosscheck, "_encode", "crosscheck", count=("crosscheck read", lambda texts: len(texts)))
     meter.wrap(vectors, "day_write", "vector write")
     return meter
 
@@ -139,6 +141,7 @@ def session_run(name: str, posts: list[tuple[bytes, str, str]], *, meter: Meter,
     With `read`, each frame's window title, OCR text and lines are appended to it."""
     import frames.services
     import search.services
+    from frames.models import OcrResult
 
     rows = []
     for number, (data, app, window) in enumerate(posts):
@@ -151,6 +154,7 @@ def session_run(name: str, posts: list[tuple[bytes, str, str]], *, meter: Meter,
             frames.services.frame_ocr_run(frame_id=result.frame_id)
             search.services.vectors_embed_next(limit=search.services.EMBED_BATCH_FRAMES_WORKER)
             meter.frame["passages cut"] = _passages_of(result.frame_id)
+            meter.frame["OCR'd share"] = OcrResult.objects.filter(frame_id=result.frame_id).values_list("ocr_area", flat=True).first() or 0.0
             if read is not None:
                 read.append(_read_of(name, result.frame_id))
             rows.append(dict(meter.frame))
@@ -187,7 +191,7 @@ def table(title: str, rows: list[dict]) -> None:
     print(f"  {'count per frame':<18} {'p50':>7} {'p95':>7} {'mean':>7}")
     for count in COUNTS:
         values = [row.get(count, 0) for row in rows]
-        print(f"  {count:<18} {statistics.median(values):7.1f} {_pct(values, 0.95):7.1f} {statistics.fmean(values):7.2f}")
+        print(f"  {count:<18} {statistics.median(values):7.2f} {_pct(values, 0.95):7.2f} {statistics.fmean(values):7.2f}")
 
 
 def main() -> None:
