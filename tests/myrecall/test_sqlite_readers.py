@@ -22,12 +22,17 @@ TEXT = "Quarterly budget review, invoice 2026 and the dentist's reply " * 3  # l
 MAKE = """
 from datetime import datetime, timezone
 from django.core.management import call_command
-from frames.models import Frame, OcrResult
+from django.db import connection
+from django.db.migrations.loader import MigrationLoader
 {before}
+from frames.models import OcrResult
+# The frame as the database has it (an install from before migration frames 0017 lacks a column).
+loader = MigrationLoader(connection)
+Frame = loader.project_state(max(key for key in loader.applied_migrations if key[0] == "frames")).apps.get_model("frames", "Frame")
 frame = Frame.objects.create(
     timestamp=datetime(2026, 3, 2, 9, tzinfo=timezone.utc), image_path="x/0.webp", width=10, height=10, image_bytes=1
 )
-OcrResult.objects.create(frame=frame, engine="test", text={text!r}, lines=[])
+OcrResult.objects.create(frame_id=frame.id, engine="test", text={text!r}, lines=[])
 call_command("migrate", verbosity=0)
 """
 # Run by a plain Python, whose `sqlite3` is the standard library's.
