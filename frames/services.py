@@ -580,18 +580,7 @@ def _images_restage(ids: list[int]) -> list[str]:
     file, which changes. Every frame left after the batch opens, whether the job deletes it later
     or not. Returns the files they no longer use, to remove once the batch is committed. Runs in
     the batch's transaction."""
-    gone, found = set(ids), []
-    above = list(ids)
-    while above:  # a chain is at most storage.CHAIN_MAX deep
-        # Each level locked before its children are asked for: a frame being stored against one of
-        # them (frame_ingest locks its base) is committed first, and found.
-        list(Frame.objects.select_for_update().filter(id__in=above).values_list("id", flat=True))
-        below = list(
-            Frame.objects.filter(image_base_id__in=above).exclude(id__in=gone).values_list("id", "image_path", "timestamp", "device_name")
-        )
-        found += below
-        gone.update(row[0] for row in below)
-        above = [row[0] for row in below]
+    found = Frame.objects.filter(id__in=_images_below(ids, lock=True)).values_list("id", "image_path", "timestamp", "device_name")
     groups: dict[str, list[tuple[storage.Base, datetime]]] = defaultdict(list)
     for frame_id, relpath, moment, device in sorted(found, key=lambda row: (row[2], row[0])):
         groups[device].append((storage.Base(frame_id=frame_id, relpath=relpath), moment))
@@ -620,13 +609,19 @@ def _images_restage(ids: list[int]) -> list[str]:
 # Images stored in an older form, stored again in today's (`manage.py compact`) -----------------
 
 
-def _images_tree(root_id: int) -> list[int]:
-    """The frame and every frame stored against it, or against those in turn."""
-    ids, above = [root_id], [root_id]
+def _images_below(ids: list[int], *, lock: bool = False) -> list[int]:
+    """The frames stored against one of these frames, or against those in turn (a chain is at
+    most storage.CHAIN_MAX deep). With `lock` (in a transaction), each level is locked before its
+    frames below are asked for: a frame being stored against one of them (frame_ingest locks its
+    base) is committed first, and found."""
+    seen, found, above = set(ids), [], list(ids)
     while above:
-        above = list(Frame.objects.filter(image_base_id__in=above).exclude(id__in=ids).values_list("id", flat=True))
-        ids += above
-    return ids
+        if lock:
+            list(Frame.objects.select_for_update().filter(id__in=above).values_list("id", flat=True))
+        above = list(Frame.objects.filter(image_base_id__in=above).exclude(id__in=seen).values_list("id", flat=True))
+        seen.update(above)
+        found += above
+    return found
 
 
 def _images_tree_compact(root_id: int, before: datetime) -> int:
@@ -635,7 +630,7 @@ def _images_tree_compact(root_id: int, before: datetime) -> int:
     frames it did (0: none, the tree reaches past `before` or changed meanwhile). A lossy frame
     is kept as it is (its pixels are what is left). The tree is stored again only when that makes
     it smaller; either way its frames count as done."""
-    ids = _images_tree(root_id)
+    ids = [root_id, *_images_below([root_id])]
     rows = list(
         Frame.objects.filter(id__in=ids).order_by("timestamp", "id").values_list("id", "image_path", "timestamp", "device_name", "width", "height", "image_bytes")
     )
