@@ -164,17 +164,19 @@ def main() -> None:
         print(f"missed (not found in {args.timeout:.0f} s): {', '.join(missed)}")
     print(f"client log: {log.count('not captured')} exclusions, last lines:\n  " + "\n  ".join(log.strip().splitlines()[-3:]))
     # The work of one tick that sends a frame, on this screen: worst case, every tick sends one.
-    from capture.screen import Screen, shot_png
+    from capture.png import shot_png
+    from capture.x11 import X11Desktop
 
     (work / "again").mkdir()
     desktop = Desktop(work / "again", size=(1920, 1080))
     desktop.show(*lines, title=f"Notes — {APP}", width=1920, height=1080)
     time.sleep(2)
-    screen = Screen(display_name=desktop.display)
+    screen = X11Desktop(desktop.display)
+    monitor = screen.monitor(1)
     grab_s, png_s = [], []
     for _ in range(10):
         t = time.process_time()
-        shot = screen.grab()
+        shot = screen.grab(monitor)
         grab_s.append(time.process_time() - t)
         t = time.process_time()
         image = shot_png(shot)

@@ -8,9 +8,9 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 from capture.client import EXIT_USAGE, TOKEN_HOW, Client, Config, Fatal, pause_file, state_dir_default, state_dir_private
+from capture.desktop import DesktopError, desktop_kind
 from capture.private import file_touch, token_read
 from capture.spool import Spool
-from capture.x11 import X11Error
 from myrecall.privacy_rules import PrivacyRules
 
 # Where `bash scripts/run.sh` serves on this machine: the address used when none is given.
@@ -88,7 +88,8 @@ def main(argv=None) -> int:
     if not 1 <= args.report_every <= 86400:
         print("capture: --report-every must be from 1 second to 86400 (a day)", file=sys.stderr)
         return EXIT_USAGE
-    if not (args.display or os.environ.get("DISPLAY")):
+    kind = desktop_kind(display=args.display)
+    if kind is None:
         print("capture: no X display ($DISPLAY is not set). On Wayland, see README \"Capture\".", file=sys.stderr)
         return EXIT_USAGE
     config = Config(
@@ -100,6 +101,7 @@ def main(argv=None) -> int:
         state_dir=args.state_dir,
         spool_bytes=args.spool_mb * 2**20,
         display=args.display,
+        desktop=kind,
         local_rules=PrivacyRules(apps=tuple(args.exclude_app), windows=tuple(args.exclude_window)),
     )
     if args.device:
@@ -109,7 +111,7 @@ def main(argv=None) -> int:
     except Fatal as exc:
         print(f"capture: {exc}", file=sys.stderr)
         return exc.code
-    except (X11Error, ValueError) as exc:
+    except (DesktopError, ValueError) as exc:
         print(f"capture: {exc}", file=sys.stderr)
         return EXIT_USAGE
 

@@ -1,5 +1,5 @@
-"""The capture loop: every interval, unless paused or the focused window is excluded, a
-screenshot of the monitor with the focused window's app and title goes into the spool when a
+"""The capture loop: every interval, unless paused, the screen is locked or the focused window is
+excluded, a screenshot of the monitor with the focused window's app and title goes into the spool when a
 pixel changed since the last one, or the app, the window title or the page address the browser's
 extension reported did (a new page in a browser whose pixels look the same is a new moment,
 stored with its own title and address); an uploader thread sends
@@ -10,7 +10,10 @@ no frame). Its state dir and everything in it are the user's alone (capture.priv
 A browser window with the focus: the page's address is not readable from X11, but MyRecall's
 browser extension tells the server which tab is active; before each screenshot of a browser whose
 extension reports, the client asks the server whether that tab is a page the privacy rules exclude
-(one small GET; a browser without the extension is asked about again every TAB_RECHECK_S)."""
+(one small GET; a browser without the extension is asked about again every TAB_RECHECK_S).
+
+The desktop (capture.desktop: X11 today) is opened once; the loop asks it for the focused window
+and the screenshot, and waits on it between looks."""
 
 import json
 import logging
@@ -23,11 +26,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from capture import CLIENT_NAME
+from capture.desktop import X11, Desktop, DesktopError, Monitor, ScreenError, desktop_open
+from capture.png import shot_png
 from capture.private import dir_private, file_touch, file_write
-from capture.screen import Screen, ScreenError, shot_png
 from capture.server import Outcome, Server
 from capture.spool import Spool
-from capture.x11 import FocusReader, X11Error
 from myrecall.browsers import browser_of_app
 from myrecall.privacy_rules import PrivacyRules, exclusion_find
 
@@ -74,6 +77,7 @@ class Config:
     state_dir: Path = field(default_factory=state_dir_default)
     spool_bytes: int = 500 * 2**20
     display: str | None = None
+    desktop: str = X11  # which desktop to open (capture.desktop.desktop_kind)
     local_rules: PrivacyRules = field(default_factory=PrivacyRules)
     report_s: float = 60.0  # how often the "last minute" line is logged
 
@@ -93,6 +97,7 @@ class Client:
         self.tab_server = Server(config.url, config.token)  # the capture thread's own connection
         self._tab_unseen_until: dict[str, float] = {}  # browser key -> when to ask again (monotonic)
         self.stopping = threading.Event()
+        self._wake_read, self._wake_write = os.pipe()  # written once on stopping: ends the desktop's wait
         self.wake = threading.Event()  # a new frame in the spool
         self.fatal: Fatal | None = None
         self.server_rules = self._rules_cached()
@@ -106,7 +111,7 @@ class Client:
         self._tab_url = ""  # the address of the browser tab the window last judged shows, when the server knows it
         self._sending: Path | None = None  # the spooled frame the uploader is sending now
         self._last_excluded: str | None = None
-        self._paused_said: bool | None = None
+        self._paused_said: str | None = None
         self._down = False  # the server did not answer the last request
         self._rules_at = 0.0  # when the server's rules are read next (monotonic)
 
@@ -198,12 +203,12 @@ class Client:
         self._last_checksum = None  # the next allowed screen is sent even if it looks the same
         return "excluded"
 
-    def capture_once(self, screen: Screen, focus: FocusReader) -> str:
+    def capture_once(self, desktop: Desktop, monitor: Monitor) -> str:
         """One tick: what it did ("sent to spool", "unchanged", "excluded", "paused"). The window is
         read before and after the screenshot: when the focus or the title changed meanwhile (the
         pixels may be the new window's), the new window is judged and taken again."""
-        if reason := self.paused():
-            focus.alive_check()  # nothing is read while paused, but a lost display still ends the client
+        if reason := self.paused() or desktop.locked():
+            desktop.alive_check()  # nothing is read while paused, but a lost desktop still ends the client
             if self._paused_said != reason:
                 logger.info("%s", reason)
             self._paused_said = reason
@@ -211,17 +216,13 @@ class Client:
         if self._paused_said:
             logger.info("capturing again")
             self._paused_said = None
-        window = focus.focused()
+        window = desktop.focused()
         for _ in range(FOCUS_READS):
             if reason := self.excluded(window.app_name, window.title):
                 return self._not_captured(reason)
             taken_ns = time.time_ns()
-            try:
-                shot = screen.grab()
-            except ScreenError:
-                focus.alive_check()  # mss reports a lost display as any error; the X connection says which
-                raise
-            after = focus.focused()
+            shot = desktop.grab(monitor)
+            after = desktop.focused()
             if after == window:
                 break
             window = after
@@ -291,11 +292,11 @@ class Client:
                     self._stop_if_fatal(answer)
         except Fatal as exc:
             self.fatal = exc
-            self.stopping.set()
+            self.stop()
         except Exception as exc:  # never die silently: the main loop reports it
             logger.exception("uploader failed")
             self.fatal = Fatal(1, f"the uploader failed: {exc}")
-            self.stopping.set()
+            self.stop()
 
     # Run --------------------------------------------------------------------------------------
 
@@ -357,9 +358,15 @@ class Client:
         if self._reports_taken:
             self.server.report_post({**self.report_take(), "stopped": reason}, timeout=LAST_REPORT_TIMEOUT_S)
 
+    def stop(self) -> None:
+        """End the loop (from a signal handler or the uploader): the desktop's wait returns at once."""
+        if not self.stopping.is_set():
+            self.stopping.set()
+            os.write(self._wake_write, b"x")
+
     def _stop_on_signal(self, signum, _frame) -> None:
         self.stopped_by = signal.Signals(signum).name
-        self.stopping.set()
+        self.stop()
 
     def _spool_kept(self) -> str:
         count = self.spool.count()
@@ -373,14 +380,18 @@ class Client:
         signal.signal(signal.SIGINT, self._stop_on_signal)
         signal.signal(signal.SIGTERM, self._stop_on_signal)
         self.rules_refresh()  # a bad token or URL stops here, before anything is captured
-        focus = FocusReader(self.config.display)
-        screen = Screen(monitor=self.config.monitor, display_name=self.config.display)
+        desktop = desktop_open(self.config.desktop, display=self.config.display)
+        try:
+            monitor = desktop.monitor(self.config.monitor)
+        except ValueError:
+            desktop.close()
+            raise
         uploader = threading.Thread(target=self.upload_loop, name="uploader", daemon=True)
         uploader.start()
         signal.signal(signal.SIGUSR1, lambda *_: self.pause_toggle())
         logger.info(
             "capturing monitor %d (%dx%d) every %.1f s as %r to %s; spool %s",
-            self.config.monitor, screen.area["width"], screen.area["height"], self.config.interval_s,
+            monitor.number, monitor.width, monitor.height, self.config.interval_s,
             self.config.device_name, self.config.url, self.spool.dir,
         )
         display_lost = None
@@ -396,24 +407,24 @@ class Client:
                     self._report_due = report  # sent by the uploader: a slow server never holds capture up
                     self.wake.set()
                 try:
-                    self.capture_once(screen, focus)
+                    self.capture_once(desktop, monitor)
                 except (OSError, ScreenError) as exc:
                     logger.warning("capture failed: %s", exc)
                 next_tick += self.config.interval_s
                 delay = next_tick - time.monotonic()
                 if delay < 0:  # fell behind (a suspended machine): start again from now
                     next_tick, delay = time.monotonic(), 0
-                self.stopping.wait(delay)
-        except X11Error as exc:
+                if not self.stopping.is_set():
+                    desktop.change_wait(delay, self._wake_read)
+        except DesktopError as exc:
             display_lost = exc
         finally:
-            self.stopping.set()
+            self.stop()
             uploader.join(timeout=35)
-            screen.close()
-            focus.close()
+            desktop.close()
         if self.fatal:
             raise self.fatal
-        self.report_last("the X display went away" if display_lost else f"stopped by {self.stopped_by}")
+        self.report_last(f"{desktop.what} went away" if display_lost else f"stopped by {self.stopped_by}")
         if display_lost:
             raise Fatal(EXIT_DISPLAY_LOST, f"stopped: {display_lost}; {self._spool_kept()} (exit code {EXIT_DISPLAY_LOST})")
         logger.info(

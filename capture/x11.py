@@ -1,49 +1,81 @@
-"""The one module that talks to the X server (python-xlib): which window has the focus, its
-app (WM_CLASS) and title. One connection for the client's life; no process per frame."""
+"""The X11 desktop: the one module that talks to the X server. python-xlib reads which window
+has the focus, its app (WM_CLASS) and title; mss takes screenshots (X11's shared-memory grab).
+One connection of each for the client's life; no process per frame. X11 tells of no change here
+yet: the client looks again every interval."""
 
-from dataclasses import dataclass
+import select
+import zlib
 
+import mss
+from mss.exception import ScreenShotError
 from Xlib import X, Xatom, display, error
 
-
-@dataclass(frozen=True)
-class FocusedWindow:
-    app_name: str  # WM_CLASS's class part ("firefox", "XTerm"), "" when unknown
-    title: str
-    window_id: int = 0
+from capture.desktop import DesktopError, FocusedWindow, Monitor, ScreenError, Shot
 
 
-class X11Error(Exception):
-    """The X display cannot be opened or answered (the message says which)."""
+class X11Desktop:
+    what = "the X display"
 
-
-class FocusReader:
     def __init__(self, display_name: str | None = None):
         try:
             self.display = display.Display(display_name)
         except (error.DisplayError, error.ConnectionClosedError, OSError) as exc:
-            raise X11Error(f"cannot open the X display {display_name or '$DISPLAY'}: {exc}") from exc
+            raise DesktopError(f"cannot open the X display {display_name or '$DISPLAY'}: {exc}") from exc
         self.root = self.display.screen().root
         self._atoms = {
             name: self.display.intern_atom(name)
             for name in ("_NET_ACTIVE_WINDOW", "_NET_WM_NAME", "UTF8_STRING")
         }
+        kwargs = {"display": display_name.encode()} if display_name else {}
+        self._mss = mss.mss(**kwargs)
 
     def close(self) -> None:
         try:
+            self._mss.close()
+        except ScreenShotError:
+            pass  # the display is gone already
+        try:
             self.display.close()
         except (error.ConnectionClosedError, OSError):
-            pass  # the display is gone already
+            pass
+
+    # Monitors and screenshots ----------------------------------------------------------------
+
+    def monitor(self, number: int) -> Monitor:
+        """mss's monitors: 1 the first...; 0 all of them as one image."""
+        monitors = self._mss.monitors
+        if not 0 <= number < len(monitors):
+            raise ValueError(f"there is no monitor {number}: this display has {len(monitors) - 1}")
+        area = monitors[number]
+        return Monitor(number=number, name=str(number), x=area["left"], y=area["top"], width=area["width"], height=area["height"])
+
+    def grab(self, monitor: Monitor) -> Shot:
+        area = {"left": monitor.x, "top": monitor.y, "width": monitor.width, "height": monitor.height}
+        try:
+            raw = self._mss.grab(area)
+        except Exception as exc:  # mss 10 reports a lost X connection as a bare AssertionError
+            self.alive_check()  # the X connection says whether the display is gone
+            raise ScreenError(f"the screenshot failed: {exc!r}") from exc
+        data = bytes(raw.bgra)
+        return Shot(width=raw.width, height=raw.height, bgra=data, checksum=zlib.crc32(data))
+
+    def change_wait(self, timeout_s: float, wake_fd: int) -> None:
+        select.select([wake_fd], [], [], max(0.0, timeout_s))
+
+    def locked(self) -> str | None:
+        return None
+
+    # The focused window ----------------------------------------------------------------------
 
     def alive_check(self) -> None:
-        """One round trip to the X server; X11Error when the display went away."""
+        """One round trip to the X server."""
         try:
             self.display.get_input_focus()
         except (error.ConnectionClosedError, OSError) as exc:
             raise self._gone(exc) from exc
 
-    def _gone(self, exc: Exception) -> X11Error:
-        return X11Error(f"the X display {self.display.get_display_name()} went away ({exc})")
+    def _gone(self, exc: Exception) -> DesktopError:
+        return DesktopError(f"the X display {self.display.get_display_name()} went away ({exc})")
 
     def _active(self):
         """The focused top-level window: the window manager's _NET_ACTIVE_WINDOW, or (no
@@ -88,7 +120,6 @@ class FocusReader:
         return ""
 
     def focused(self) -> FocusedWindow:
-        """The app and title of the window with the focus ("" for both when none has it)."""
         try:
             window = self._named(self._active())
             if window is None:

@@ -10,8 +10,7 @@ import requests
 
 from capture.client import Client as CaptureClient
 from capture.client import Config
-from capture.screen import Screen
-from capture.x11 import FocusReader
+from capture.x11 import X11Desktop
 from myrecall.privacy_rules import PrivacyRules
 from tests.capture.test_client import APP, Client
 from tests.desktop import Desktop
@@ -50,38 +49,39 @@ def test_a_new_title_on_unchanged_pixels_is_a_new_frame_stored_under_that_title(
 
 
 class RetitledWhileTaken:
-    """The real screen, whose window gets a new title just after the first screenshot is taken (as a
-    browser's does when its next page has been drawn)."""
+    """The real X11 desktop, whose window gets a new title just after the first screenshot is taken
+    (as a browser's does when its next page has been drawn)."""
 
-    def __init__(self, screen: Screen, desktop, focus: FocusReader, title: str):
-        self.screen, self.desktop, self.focus, self.title = screen, desktop, focus, title
+    def __init__(self, x11: X11Desktop, desktop, title: str):
+        self.x11, self.desktop, self.title = x11, desktop, title
         self.shots = 0
 
-    def grab(self):
-        shot = self.screen.grab()
+    def __getattr__(self, name):
+        return getattr(self.x11, name)
+
+    def grab(self, monitor):
+        shot = self.x11.grab(monitor)
         self.shots += 1
         if self.shots == 1:
             self.desktop.show(*LINES, title=self.title)
-            wait_for(lambda: self.focus.focused().title == self.title, timeout_s=30)
+            wait_for(lambda: self.x11.focused().title == self.title, timeout_s=30)
         return shot
 
 
 @pytest.mark.parametrize("new_title,stored", [(f"Weather in Lisbon - {APP}", True), (f"Secret ledger - {APP}", False)])
 def test_a_title_that_changes_while_the_screenshot_is_taken_is_read_again(desktop, tmp_path, new_title, stored):
     desktop.show(*LINES, title=f"Quarterly budget - Docs - {APP}")
-    focus = FocusReader(desktop.display)
-    screen = Screen(display_name=desktop.display)
+    x11 = X11Desktop(desktop.display)
     try:
-        wait_for(lambda: focus.focused().title == f"Quarterly budget - Docs - {APP}", timeout_s=30)
+        wait_for(lambda: x11.focused().title == f"Quarterly budget - Docs - {APP}", timeout_s=30)
         client = CaptureClient(Config(
             url="http://127.0.0.1:9", token="unused", state_dir=tmp_path / "state", display=desktop.display,
             local_rules=PrivacyRules(windows=("*Secret*",)),
         ))
-        retitled = RetitledWhileTaken(screen, desktop, focus, new_title)
-        did = client.capture_once(retitled, focus)
+        retitled = RetitledWhileTaken(x11, desktop, new_title)
+        did = client.capture_once(retitled, x11.monitor(1))
     finally:
-        screen.close()
-        focus.close()
+        x11.close()
     item = client.spool.oldest()
     if stored:
         assert did == "sent to spool" and item.meta["window_name"] == new_title and retitled.shots == 2

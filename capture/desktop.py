@@ -1,0 +1,89 @@
+"""What the capture loop needs from a desktop, whatever draws it: its monitors, the focused
+window's app and title, a screenshot of a monitor, a wait for the next moment to look, whether
+the screen is locked, and word when the desktop went away. Each desktop (X11 in capture.x11)
+implements `Desktop`; `desktop_kind` tells from the environment which one this session is, and
+`desktop_open` connects to it."""
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Protocol
+
+X11 = "x11"
+KINDS = (X11,)
+
+
+@dataclass(frozen=True)
+class Monitor:
+    number: int  # 1 the first, 2 the second...; 0 every monitor as one image
+    name: str  # the desktop's own name for it ("HDMI-1"), or its number
+    x: int
+    y: int
+    width: int
+    height: int
+
+
+@dataclass(frozen=True)
+class FocusedWindow:
+    app_name: str  # the app as the desktop names it ("firefox", "XTerm"), "" when unknown
+    title: str
+    window_id: int = 0
+
+
+@dataclass(frozen=True)
+class Shot:
+    width: int
+    height: int
+    bgra: bytes  # rows top to bottom, 4 bytes a pixel: blue, green, red, unused
+    checksum: int
+
+
+class DesktopError(Exception):
+    """The desktop cannot be opened, or stopped answering (the session ended): the message says which."""
+
+
+class ScreenError(Exception):
+    """A screenshot failed while the desktop still answers (the reason, as the desktop gives it)."""
+
+
+class Desktop(Protocol):
+    # What went away when the desktop does, for the client's last line and report: "the X display".
+    what: str
+
+    def monitor(self, number: int) -> Monitor:
+        """The monitor by its number (1 the first...); ValueError naming the ones there are."""
+
+    def focused(self) -> FocusedWindow:
+        """The app and title of the window with the focus ("" for both when none has it)."""
+
+    def grab(self, monitor: Monitor) -> Shot:
+        """A screenshot of the monitor; ScreenError when it fails, DesktopError when the desktop is gone."""
+
+    def change_wait(self, timeout_s: float, wake_fd: int) -> None:
+        """Return when the screen or the focused window may have changed, when wake_fd can be read
+        (the client is stopping), or after timeout_s at the latest."""
+
+    def locked(self) -> str | None:
+        """Why nothing may be taken now (the screen is locked: the message says how it was told), or None."""
+
+    def alive_check(self) -> None:
+        """DesktopError when the desktop went away (asked while nothing else is read, as when paused)."""
+
+    def close(self) -> None:
+        """Let go of the desktop (also when it is gone already)."""
+
+
+def desktop_kind(*, display: str | None, environ: Mapping[str, str] = os.environ) -> str | None:
+    """Which desktop this session runs, from the environment (an X display given on the command line
+    wins), or None when none the client knows is reachable."""
+    if display or environ.get("DISPLAY"):
+        return X11
+    return None
+
+
+def desktop_open(kind: str, *, display: str | None) -> Desktop:
+    if kind == X11:
+        from capture.x11 import X11Desktop  # here, as each desktop's module imports this one
+
+        return X11Desktop(display)
+    raise ValueError(f"no desktop {kind!r}: the client knows {', '.join(KINDS)}")
