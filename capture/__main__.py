@@ -20,7 +20,7 @@ LOCAL_SERVER = "http://127.0.0.1:8000"
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="bash scripts/capture.sh",
-        description="Record this X11 desktop into MyRecall: a screenshot every few seconds with the focused "
+        description="Record this desktop (X11, or sway on Wayland) into MyRecall: a screenshot every few seconds with the focused "
         "window's app and title. `pause` and `resume` (or SIGUSR1) stop and restart capture without restarting it.",
     )
     parser.add_argument("command", nargs="?", default="run", choices=["run", "pause", "resume", "status"])
@@ -36,7 +36,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--device", default=None, help="The device name frames are stored under (default: host name).")
     parser.add_argument("--state-dir", type=Path, default=state_dir_default(), help="Spool, pause flag and last rules.")
     parser.add_argument("--spool-mb", type=int, default=500, help="The spool's size limit; the oldest frames go first past it.")
-    parser.add_argument("--display", default=None, help="X display (default $DISPLAY).")
+    parser.add_argument("--display", default=None, help="Record this X display (default: the sway session when there "
+                        "is one, else $DISPLAY).")
     parser.add_argument("--exclude-app", action="append", default=[], help="Never capture this app (also on top of the server's rules).")
     parser.add_argument("--exclude-window", action="append", default=[], help="Never capture a window title matching this.")
     return parser
@@ -90,7 +91,8 @@ def main(argv=None) -> int:
         return EXIT_USAGE
     kind = desktop_kind(display=args.display)
     if kind is None:
-        print("capture: no X display ($DISPLAY is not set). On Wayland, see README \"Capture\".", file=sys.stderr)
+        print("capture: neither an X display ($DISPLAY) nor a sway session ($WAYLAND_DISPLAY and $SWAYSOCK) is set. "
+              "Other Wayland desktops: see README \"Capture\".", file=sys.stderr)
         return EXIT_USAGE
     config = Config(
         url=args.url,

@@ -12,7 +12,7 @@ browser extension tells the server which tab is active; before each screenshot o
 extension reports, the client asks the server whether that tab is a page the privacy rules exclude
 (one small GET; a browser without the extension is asked about again every TAB_RECHECK_S).
 
-The desktop (capture.desktop: X11 today) is opened once; the loop asks it for the focused window
+The desktop (capture.desktop: X11 or sway) is opened once; the loop asks it for the focused window
 and the screenshot, and waits on it between looks."""
 
 import json
@@ -390,8 +390,9 @@ class Client:
         uploader.start()
         signal.signal(signal.SIGUSR1, lambda *_: self.pause_toggle())
         logger.info(
-            "capturing monitor %d (%dx%d) every %.1f s as %r to %s; spool %s",
-            monitor.number, monitor.width, monitor.height, self.config.interval_s,
+            "capturing monitor %d (%s%dx%d) on %s every %.1f s as %r to %s; spool %s",
+            monitor.number, "" if monitor.name == str(monitor.number) else f"{monitor.name}, ", monitor.width, monitor.height,
+            self.config.desktop, self.config.interval_s,
             self.config.device_name, self.config.url, self.spool.dir,
         )
         display_lost = None

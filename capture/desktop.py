@@ -1,7 +1,7 @@
 """What the capture loop needs from a desktop, whatever draws it: its monitors, the focused
 window's app and title, a screenshot of a monitor, a wait for the next moment to look, whether
-the screen is locked, and word when the desktop went away. Each desktop (X11 in capture.x11)
-implements `Desktop`; `desktop_kind` tells from the environment which one this session is, and
+the screen is locked, and word when the desktop went away. Each desktop (X11 in capture.x11, sway
+in capture.sway) implements `Desktop`; `desktop_kind` tells from the environment which one this session is, and
 `desktop_open` connects to it."""
 
 import os
@@ -9,8 +9,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
-X11 = "x11"
-KINDS = (X11,)
+X11, SWAY = "x11", "sway"
+KINDS = (X11, SWAY)
 
 
 @dataclass(frozen=True)
@@ -74,9 +74,14 @@ class Desktop(Protocol):
 
 
 def desktop_kind(*, display: str | None, environ: Mapping[str, str] = os.environ) -> str | None:
-    """Which desktop this session runs, from the environment (an X display given on the command line
-    wins), or None when none the client knows is reachable."""
-    if display or environ.get("DISPLAY"):
+    """Which desktop this session runs, from the environment, or None when none the client knows is
+    reachable. An X display given on the command line wins; a sway session is sway's, though it
+    also sets $DISPLAY for its X11 apps (Xwayland shows X11 nothing of the Wayland windows)."""
+    if display:
+        return X11
+    if environ.get("WAYLAND_DISPLAY") and (environ.get("SWAYSOCK") or environ.get("I3SOCK")):
+        return SWAY
+    if environ.get("DISPLAY"):
         return X11
     return None
 
@@ -86,4 +91,8 @@ def desktop_open(kind: str, *, display: str | None) -> Desktop:
         from capture.x11 import X11Desktop  # here, as each desktop's module imports this one
 
         return X11Desktop(display)
+    if kind == SWAY:
+        from capture.sway import SwayDesktop
+
+        return SwayDesktop()
     raise ValueError(f"no desktop {kind!r}: the client knows {', '.join(KINDS)}")

@@ -19,9 +19,11 @@ DEB_PACKAGES=(tesseract-ocr tesseract-ocr-eng tesseract-ocr-chi-sim libtesseract
 # and PostgreSQL 15 with pg_trgm (contrib) for `scripts/test.sh --scale` (tests/scale.py).
 # The capture client's tests record a Tk window on a virtual X screen.
 $test_setup && DEB_PACKAGES+=(chromium redis-server postgresql postgresql-contrib xvfb xauth xdotool libtk8.6)
+# And a headless sway session with foot terminals, at Debian 12's versions (what they were written against).
+$test_setup && DEB_PACKAGES+=(sway=1.7-6 foot=1.13.1-2+deb12u1 swaylock=1.7.2-1)
 missing=()
 for pkg in "${DEB_PACKAGES[@]}"; do
-  dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
+  dpkg -s "${pkg%%=*}" >/dev/null 2>&1 || missing+=("$pkg")
 done
 # Node and npm install the pinned front-end packages and the Pi agent; keep any that is already there.
 command -v npm >/dev/null 2>&1 || missing+=(nodejs npm)

@@ -1,0 +1,148 @@
+"""The sway desktop (Wayland, wlroots): screenshots through the compositor's screencopy protocol
+(capture.wayland), the focused window's app id and title through sway's IPC socket ($SWAYSOCK,
+i3's message format: the magic "i3-ipc", the payload's length and type in native byte order,
+then JSON). Both connections last the client's life; when sway exits, each reads its end."""
+
+import json
+import os
+import select
+import socket
+import struct
+import zlib
+from collections.abc import Mapping
+
+from capture.desktop import DesktopError, FocusedWindow, Monitor, ScreenError, Shot
+from capture.wayland import Screencopy, WaylandError, WaylandGone
+
+MAGIC = b"i3-ipc"
+HEADER = struct.Struct("=6sII")  # magic, payload length, message type
+GET_TREE, GET_VERSION = 4, 7
+
+
+class SwayIPC:
+    def __init__(self, path: str):
+        self.path = path
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM | socket.SOCK_CLOEXEC)
+        try:
+            self.sock.connect(path)
+        except OSError as exc:
+            self.sock.close()
+            raise DesktopError(f"cannot reach sway's IPC socket {path}: {exc.strerror}") from exc
+
+    def call(self, message_type: int, payload: bytes = b""):
+        """Send one message; sway's answer, as JSON. OSError when sway is gone."""
+        self.sock.sendall(HEADER.pack(MAGIC, len(payload), message_type) + payload)
+        magic, size, _type = HEADER.unpack(self._read(HEADER.size))
+        if magic != MAGIC:
+            raise OSError(f"{self.path} does not speak sway's IPC")
+        # A title is whatever bytes its app set, invalid UTF-8 too (sway passes them on).
+        return json.loads(self._read(size).decode("utf-8", "replace"))
+
+    def _read(self, size: int) -> bytes:
+        data = b""
+        while len(data) < size:
+            chunk = self.sock.recv(size - len(data))
+            if not chunk:
+                raise OSError("sway closed its IPC socket")
+            data += chunk
+        return data
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+def focused_window(tree: dict) -> FocusedWindow:
+    """The window with the focus in sway's tree: its app id (a native Wayland app) or X11 class (an
+    Xwayland one) and title; "" for both when an empty workspace has the focus."""
+    nodes = [tree]
+    while nodes:
+        node = nodes.pop()
+        if node.get("focused"):
+            if node.get("type") not in ("con", "floating_con"):
+                break
+            x11 = node.get("window_properties") or {}
+            app = node.get("app_id") or x11.get("class") or x11.get("instance") or ""
+            return FocusedWindow(app_name=app, title=node.get("name") or "", window_id=node.get("id") or 0)
+        nodes.extend(node.get("nodes", ()))
+        nodes.extend(node.get("floating_nodes", ()))
+    return FocusedWindow(app_name="", title="")
+
+
+def sway_socket(environ: Mapping[str, str]) -> str | None:
+    return environ.get("SWAYSOCK") or environ.get("I3SOCK")
+
+
+def wayland_socket(environ: Mapping[str, str]) -> str | None:
+    name = environ.get("WAYLAND_DISPLAY")
+    if not name:
+        return None
+    return name if name.startswith("/") else os.path.join(environ.get("XDG_RUNTIME_DIR", ""), name)
+
+
+class SwayDesktop:
+    what = "the sway session"
+
+    def __init__(self, environ: Mapping[str, str] = os.environ):
+        self.ipc = SwayIPC(sway_socket(environ) or "")
+        try:
+            self.screen = Screencopy(wayland_socket(environ) or "")
+        except WaylandError as exc:
+            self.ipc.close()
+            raise DesktopError(str(exc)) from exc
+
+    def close(self) -> None:
+        self.ipc.close()
+        self.screen.close()
+
+    def _gone(self, exc: Exception) -> DesktopError:
+        return DesktopError(f"the sway session at {self.screen.path} went away ({exc})")
+
+    # Monitors and screenshots ----------------------------------------------------------------
+
+    def _outputs(self):
+        """The outputs left to right, then top to bottom, as the monitors are numbered."""
+        return sorted(self.screen.outputs.values(), key=lambda output: (output.x, output.y, output.name))
+
+    def monitor(self, number: int) -> Monitor:
+        outputs = self._outputs()
+        if not 1 <= number <= len(outputs):
+            names = ", ".join(f"{i} {output.name}" for i, output in enumerate(outputs, 1))
+            raise ValueError(f"there is no monitor {number} on sway (every monitor as one image is X11's alone): "
+                             f"this session has {len(outputs)} ({names})")
+        output = outputs[number - 1]
+        return Monitor(number=number, name=output.name, x=output.x, y=output.y, width=output.width, height=output.height)
+
+    def grab(self, monitor: Monitor) -> Shot:
+        try:
+            output = self.screen.output_named(monitor.name)
+            if output is None:
+                self.screen.roundtrip()  # outputs plugged in or out since
+                output = self.screen.output_named(monitor.name)
+            if output is None:
+                raise ScreenError(f"the monitor {monitor.name} is gone")
+            width, height, pixels = self.screen.copy(output)
+        except WaylandGone as exc:
+            raise self._gone(exc) from exc
+        except WaylandError as exc:
+            raise ScreenError(str(exc)) from exc
+        return Shot(width=width, height=height, bgra=pixels, checksum=zlib.crc32(pixels))
+
+    def change_wait(self, timeout_s: float, wake_fd: int) -> None:
+        select.select([wake_fd], [], [], max(0.0, timeout_s))
+
+    def locked(self) -> str | None:
+        return None
+
+    # The focused window ----------------------------------------------------------------------
+
+    def alive_check(self) -> None:
+        try:
+            self.ipc.call(GET_VERSION)
+        except OSError as exc:
+            raise self._gone(exc) from exc
+
+    def focused(self) -> FocusedWindow:
+        try:
+            return focused_window(self.ipc.call(GET_TREE))
+        except OSError as exc:
+            raise self._gone(exc) from exc

@@ -1,0 +1,360 @@
+"""A small Wayland client in Python, speaking the wire protocol on the compositor's socket itself
+(no libwayland, no protocol XML at run time): enough to list the outputs and copy their pixels
+through wlroots' screencopy protocol (sway, Hyprland, river, labwc, wayfire). The requests and
+events used, by opcode, are those of wayland.xml (wl_display, wl_registry, wl_callback, wl_shm,
+wl_shm_pool, wl_buffer, wl_output up to version 4), xdg-output-unstable-v1 (up to 3) and
+wlr-screencopy-unstable-v1 (up to 3).
+
+A copied frame arrives in the compositor's pixel format; XRGB8888 and ARGB8888 (what wlroots'
+renderers offer) are, in memory, the same blue-green-red-unused bytes as an X11 screenshot."""
+
+import array
+import mmap
+import os
+import socket
+import struct
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+FORMAT_ARGB8888, FORMAT_XRGB8888 = 0, 1  # wl_shm formats
+FLAG_Y_INVERT = 1  # zwlr_screencopy_frame_v1.flags: the rows come bottom to top
+COPY_TIMEOUT_S = 5.0  # a copy the compositor has not finished by then has failed
+
+
+class WaylandError(Exception):
+    """The compositor refused a request, or a copy failed (the message says which)."""
+
+
+class WaylandGone(WaylandError):
+    """The connection to the compositor is closed (it exited, or the session ended)."""
+
+
+def _uint(value: int) -> bytes:
+    return struct.pack("<I", value & 0xFFFFFFFF)
+
+
+def _int(value: int) -> bytes:
+    return struct.pack("<i", value)
+
+
+def _string(text: str) -> bytes:
+    data = text.encode() + b"\0"
+    return _uint(len(data)) + data + b"\0" * (-len(data) % 4)
+
+
+class _Args:
+    """The arguments of one event, read in order."""
+
+    def __init__(self, body: bytes):
+        self.body, self.at = body, 0
+
+    def uint(self) -> int:
+        (value,) = struct.unpack_from("<I", self.body, self.at)
+        self.at += 4
+        return value
+
+    def int(self) -> int:
+        (value,) = struct.unpack_from("<i", self.body, self.at)
+        self.at += 4
+        return value
+
+    def string(self) -> str:
+        size = self.uint()
+        text = self.body[self.at:self.at + max(size - 1, 0)]
+        self.at += size + (-size % 4)
+        return text.decode("utf-8", "replace")
+
+
+Handler = Callable[[int, _Args], None]
+
+
+class Connection:
+    """One connection: object ids, requests out, events in to each object's handler."""
+
+    def __init__(self, path: str):
+        self.path = path
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM | socket.SOCK_CLOEXEC)
+        try:
+            self.sock.connect(path)
+        except OSError as exc:
+            self.sock.close()
+            raise WaylandGone(f"cannot connect to the Wayland compositor at {path}: {exc.strerror}") from exc
+        self._handlers: dict[int, Handler] = {1: self._display_event}
+        self._next_id = 2
+        self._free_ids: list[int] = []
+        self._received = b""
+        self.globals: dict[int, tuple[str, int]] = {}  # global name -> interface, version
+        self.registry = self.object_new(self._registry_event)
+        self.request(1, 1, _uint(self.registry))  # wl_display.get_registry
+
+    def fileno(self) -> int:
+        return self.sock.fileno()
+
+    def close(self) -> None:
+        self.sock.close()
+
+    def object_new(self, handler: Handler) -> int:
+        object_id = self._free_ids.pop() if self._free_ids else self._next_id
+        if object_id == self._next_id:
+            self._next_id += 1
+        self._handlers[object_id] = handler
+        return object_id
+
+    def request(self, object_id: int, opcode: int, args: bytes = b"", fd: int | None = None) -> None:
+        message = _uint(object_id) + _uint(((8 + len(args)) << 16) | opcode) + args
+        try:
+            if fd is None:
+                self.sock.sendall(message)
+            else:
+                self.sock.sendmsg([message], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", [fd]))])
+        except OSError as exc:
+            raise WaylandGone(f"the Wayland compositor at {self.path} closed the connection ({exc.strerror})") from exc
+
+    def bind(self, name: int, interface: str, version: int, handler: Handler) -> int:
+        object_id = self.object_new(handler)
+        self.request(self.registry, 0, _uint(name) + _string(interface) + _uint(version) + _uint(object_id))
+        return object_id
+
+    def dispatch(self, timeout_s: float | None) -> bool:
+        """Wait up to timeout_s (None: for ever) for events and hand each whole one to its object;
+        False when none came."""
+        self.sock.settimeout(timeout_s)
+        try:
+            data = self.sock.recv(1 << 16)
+        except TimeoutError:
+            return False
+        except OSError as exc:
+            raise WaylandGone(f"the Wayland compositor at {self.path} closed the connection ({exc.strerror})") from exc
+        if not data:
+            raise WaylandGone(f"the Wayland compositor at {self.path} closed the connection")
+        self._received += data
+        while len(self._received) >= 8:
+            object_id, word = struct.unpack_from("<II", self._received)
+            size = word >> 16
+            if len(self._received) < size:
+                break
+            body, self._received = self._received[8:size], self._received[size:]
+            if handler := self._handlers.get(object_id):
+                handler(word & 0xFFFF, _Args(body))
+        return True
+
+    def roundtrip(self) -> None:
+        """Every event of the requests sent so far is handled on return."""
+        done = []
+        callback = self.object_new(lambda _opcode, _args: done.append(True))
+        self.request(1, 0, _uint(callback))  # wl_display.sync
+        deadline = time.monotonic() + COPY_TIMEOUT_S
+        while not done:
+            if not self.dispatch(deadline - time.monotonic()) and time.monotonic() >= deadline:
+                raise WaylandError(f"the Wayland compositor at {self.path} does not answer")
+
+    def _display_event(self, opcode: int, args: _Args) -> None:
+        if opcode == 0:  # error(object_id, code, message)
+            object_id, code, message = args.uint(), args.uint(), args.string()
+            raise WaylandError(f"the compositor refused a request to object {object_id} (code {code}): {message}")
+        if opcode == 1:  # delete_id(id): the id may be used again
+            object_id = args.uint()
+            self._handlers.pop(object_id, None)
+            self._free_ids.append(object_id)
+
+    def _registry_event(self, opcode: int, args: _Args) -> None:
+        if opcode == 0:  # global(name, interface, version)
+            name, interface, version = args.uint(), args.string(), args.uint()
+            self.globals[name] = (interface, version)
+            self.global_added(name, interface, version)
+        elif opcode == 1:  # global_remove(name)
+            name = args.uint()
+            self.globals.pop(name, None)
+            self.global_removed(name)
+
+    def global_added(self, name: int, interface: str, version: int) -> None:
+        """A global the compositor offers (at start, or later: a monitor plugged in)."""
+
+    def global_removed(self, name: int) -> None:
+        """A global gone (a monitor unplugged)."""
+
+
+@dataclass
+class Output:
+    """A monitor as the compositor describes it: its size in pixels, its place in the layout."""
+
+    global_name: int
+    object_id: int
+    name: str = ""  # "HDMI-A-1", "HEADLESS-1": from wl_output 4 or xdg-output
+    width: int = 0  # the current mode, in pixels
+    height: int = 0
+    scale: int = 1
+    x: int = 0  # its place in the layout, in logical pixels (xdg-output)
+    y: int = 0
+    xdg_id: int = 0
+
+
+@dataclass
+class _Copy:
+    """One screencopy frame in flight, and what the compositor said of it."""
+
+    output: Output
+    format: int | None = None
+    width: int = 0
+    height: int = 0
+    stride: int = 0
+    flags: int = 0
+    buffer_known: bool = False
+    copied: bool = False
+    failed: bool = False
+    damage: list[tuple[int, int, int, int]] = field(default_factory=list)
+
+
+class _Buffer:
+    """Shared memory the compositor copies a frame into, kept for the next frame of the same size."""
+
+    def __init__(self, conn: Connection, shm: int, copy: _Copy):
+        self.key = (copy.format, copy.width, copy.height, copy.stride)
+        self.size = copy.stride * copy.height
+        self.fd = os.memfd_create("myrecall-screencopy", os.MFD_CLOEXEC)
+        os.ftruncate(self.fd, self.size)
+        self.memory = mmap.mmap(self.fd, self.size, mmap.MAP_SHARED, mmap.PROT_READ)
+        pool = conn.object_new(lambda _opcode, _args: None)
+        conn.request(shm, 0, _uint(pool) + _int(self.size), fd=self.fd)  # wl_shm.create_pool
+        self.buffer_id = conn.object_new(lambda _opcode, _args: None)
+        conn.request(pool, 0, _uint(self.buffer_id) + _int(0) + _int(copy.width) + _int(copy.height)
+                     + _int(copy.stride) + _uint(copy.format))  # wl_shm_pool.create_buffer
+        conn.request(pool, 1)  # wl_shm_pool.destroy: the buffer keeps the memory
+        self.conn = conn
+
+    def close(self) -> None:
+        self.conn.request(self.buffer_id, 0)  # wl_buffer.destroy
+        self.memory.close()
+        os.close(self.fd)
+
+
+class Screencopy(Connection):
+    """The compositor's outputs, kept up to date, and copies of their pixels."""
+
+    def __init__(self, path: str):
+        self.outputs: dict[int, Output] = {}  # global name -> output
+        self.shm = self.manager = self.xdg_manager = 0
+        self._buffers: dict[str, _Buffer] = {}  # output name -> its buffer
+        super().__init__(path)
+        self.roundtrip()  # the globals, bound as they are announced
+        if not self.manager:
+            self.close()
+            raise WaylandError("this Wayland compositor offers no screencopy (zwlr_screencopy_manager_v1): it is not wlroots-based")
+        self.roundtrip()  # what each output says of itself once bound
+
+    def global_added(self, name: int, interface: str, version: int) -> None:
+        if interface == "wl_shm":
+            self.shm = self.bind(name, interface, 1, lambda _opcode, _args: None)
+        elif interface == "zwlr_screencopy_manager_v1":
+            self.manager = self.bind(name, interface, min(version, 3), lambda _opcode, _args: None)
+        elif interface == "zxdg_output_manager_v1":
+            self.xdg_manager = self.bind(name, interface, min(version, 3), lambda _opcode, _args: None)
+            for output in self.outputs.values():
+                self._xdg_output_get(output)
+        elif interface == "wl_output":
+            output = Output(global_name=name, object_id=0)
+            output.object_id = self.bind(name, interface, min(version, 4), lambda op, args: self._output_event(output, op, args))
+            self.outputs[name] = output
+            self._xdg_output_get(output)
+
+    def global_removed(self, name: int) -> None:
+        if (output := self.outputs.pop(name, None)) and (buffer := self._buffers.pop(output.name, None)):
+            buffer.close()
+
+    def _xdg_output_get(self, output: Output) -> None:
+        if self.xdg_manager and not output.xdg_id:
+            output.xdg_id = self.object_new(lambda op, args: self._xdg_output_event(output, op, args))
+            self.request(self.xdg_manager, 1, _uint(output.xdg_id) + _uint(output.object_id))  # get_xdg_output
+
+    @staticmethod
+    def _output_event(output: Output, opcode: int, args: _Args) -> None:
+        if opcode == 1:  # mode(flags, width, height, refresh)
+            flags, width, height = args.uint(), args.int(), args.int()
+            if flags & 1:  # the current mode
+                output.width, output.height = width, height
+        elif opcode == 3:  # scale(factor)
+            output.scale = args.int()
+        elif opcode == 4:  # name(name), version 4
+            output.name = args.string()
+
+    @staticmethod
+    def _xdg_output_event(output: Output, opcode: int, args: _Args) -> None:
+        if opcode == 0:  # logical_position(x, y)
+            output.x, output.y = args.int(), args.int()
+        elif opcode == 3:  # name(name), version 2
+            output.name = args.string()
+
+    def output_named(self, name: str) -> Output | None:
+        return next((output for output in self.outputs.values() if output.name == name), None)
+
+    # Copies ----------------------------------------------------------------------------------
+
+    def _copy_event(self, copy: _Copy, opcode: int, args: _Args) -> None:
+        if opcode == 0:  # buffer(format, width, height, stride): a shared-memory buffer it can fill
+            copy.format, copy.width, copy.height, copy.stride = args.uint(), args.uint(), args.uint(), args.uint()
+        elif opcode == 1:  # flags(flags)
+            copy.flags = args.uint()
+        elif opcode == 2:  # ready(tv_sec_hi, tv_sec_lo, tv_nsec)
+            copy.copied = True
+        elif opcode == 3:  # failed
+            copy.failed = True
+        elif opcode == 4:  # damage(x, y, width, height)
+            copy.damage.append((args.uint(), args.uint(), args.uint(), args.uint()))
+        elif opcode == 6:  # buffer_done: every buffer type is offered
+            copy.buffer_known = True
+
+    def copy(self, output: Output) -> tuple[int, int, bytes]:
+        """The output's pixels now: width, height and the rows top to bottom, four bytes a pixel
+        (blue, green, red, unused). WaylandError when the copy fails (the output went away)."""
+        copy = _Copy(output=output)
+        frame_id = self.object_new(lambda op, args: self._copy_event(copy, op, args))
+        self.request(self.manager, 0, _uint(frame_id) + _int(0) + _uint(output.object_id))  # capture_output, no cursor
+        try:
+            self._wait(lambda: copy.buffer_known or copy.failed, output)
+            if copy.failed or copy.format is None:
+                raise WaylandError(f"the compositor would not copy {output.name}")
+            if copy.format not in (FORMAT_XRGB8888, FORMAT_ARGB8888):
+                raise WaylandError(f"{output.name} is copied in pixel format {copy.format:#x}, which the client cannot read yet")
+            buffer = self._buffer_for(copy)
+            self.request(frame_id, 0, _uint(buffer.buffer_id))  # copy(buffer)
+            self._wait(lambda: copy.copied or copy.failed, output)
+            if copy.failed:
+                raise WaylandError(f"the copy of {output.name} failed")
+            return copy.width, copy.height, _rows(copy, buffer.memory)
+        finally:
+            self.request(frame_id, 1)  # destroy
+
+    def _buffer_for(self, copy: _Copy) -> _Buffer:
+        buffer = self._buffers.get(copy.output.name)
+        if buffer is None or buffer.key != (copy.format, copy.width, copy.height, copy.stride):
+            if buffer is not None:
+                buffer.close()
+            buffer = self._buffers[copy.output.name] = _Buffer(self, self.shm, copy)
+        return buffer
+
+    def _wait(self, done: Callable[[], bool], output: Output) -> None:
+        deadline = time.monotonic() + COPY_TIMEOUT_S
+        while not done():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise WaylandError(f"the compositor did not copy {output.name} within {COPY_TIMEOUT_S:g} s")
+            self.dispatch(left)
+
+    def close(self) -> None:
+        for buffer in self._buffers.values():
+            buffer.memory.close()
+            os.close(buffer.fd)
+        self._buffers.clear()
+        super().close()
+
+
+def _rows(copy: _Copy, memory: mmap.mmap) -> bytes:
+    """The pixels, four bytes each, rows top to bottom without padding."""
+    row = copy.width * 4
+    if copy.stride == row and not copy.flags & FLAG_Y_INVERT:
+        return memory[:row * copy.height]
+    rows = [memory[y * copy.stride:y * copy.stride + row] for y in range(copy.height)]
+    if copy.flags & FLAG_Y_INVERT:
+        rows.reverse()
+    return b"".join(rows)

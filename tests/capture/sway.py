@@ -1,0 +1,114 @@
+"""A headless sway session (Debian's sway, `WLR_BACKENDS=headless WLR_RENDERER=pixman`: no GPU, no
+screen) with real Wayland windows (`foot` terminals showing a text file), for the capture
+client's sway tests. sway refuses to run as root: run by root (CI), the session belongs to a
+system account made for it on first use; the client, run by root, may still connect to its
+sockets. Its folder is a fresh one under /tmp (the test's own tmp_path is root's alone)."""
+
+import json
+import os
+import pwd
+import shlex
+import shutil
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+USER = "myrecall-sway"
+FONT = "DejaVu Sans Mono:size=26"
+
+
+def account() -> pwd.struct_passwd:
+    """The account sway runs as: this one, or (run as root) USER, made if missing."""
+    if os.geteuid() != 0:
+        return pwd.getpwuid(os.geteuid())
+    try:
+        return pwd.getpwnam(USER)
+    except KeyError:
+        subprocess.run(["useradd", "--system", "--user-group", "--no-create-home", "--home-dir", "/nonexistent",
+                        "--shell", "/usr/sbin/nologin", USER], check=True, capture_output=True)
+        return pwd.getpwnam(USER)
+
+
+class Sway:
+    def __init__(self, *, outputs=((1280, 800),)):
+        self.user = account()
+        self.dir = Path(tempfile.mkdtemp(prefix="myrecall-sway-"))  # its XDG_RUNTIME_DIR: 0700, the account's
+        os.chown(self.dir, self.user.pw_uid, self.user.pw_gid)
+        config = self.dir / "config"
+        lines, x = ["default_border normal", "font monospace 10", "focus_on_window_activation focus"], 0
+        for number, (width, height) in enumerate(outputs, 1):
+            lines.append(f"output HEADLESS-{number} resolution {width}x{height} position {x} 0")
+            x += width
+        config.write_text("\n".join(lines) + "\n")
+        env = {
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(self.dir), "XDG_RUNTIME_DIR": str(self.dir), "LANG": "C.UTF-8",
+            "WLR_BACKENDS": "headless", "WLR_RENDERER": "pixman", "WLR_LIBINPUT_NO_DEVICES": "1",
+            "WLR_HEADLESS_OUTPUTS": str(len(outputs)),
+        }
+        self.log = open(self.dir / "sway.log", "w")
+        self.proc = subprocess.Popen(
+            ["sway", "-c", str(config)], env=env, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True,
+            **({"user": self.user.pw_uid, "group": self.user.pw_gid, "extra_groups": []} if os.geteuid() == 0 else {}),
+        )
+        self.ipc = self.wayland = ""
+        deadline = time.time() + 30
+        while not self._ready():
+            if self.proc.poll() is not None or time.time() > deadline:
+                self.close()
+                raise RuntimeError(f"sway did not start: {(self.dir / 'sway.log').read_text()[-2000:]}")
+            time.sleep(0.1)
+        # What the capture client is given, as a sway session gives its apps (no X display).
+        self.env = {key: value for key, value in os.environ.items() if key not in ("DISPLAY", "WAYLAND_DISPLAY", "SWAYSOCK", "I3SOCK")}
+        self.env.update(XDG_RUNTIME_DIR=str(self.dir), WAYLAND_DISPLAY=self.wayland, SWAYSOCK=self.ipc)
+
+    def _ready(self) -> bool:
+        ipc = next(self.dir.glob("sway-ipc.*.sock"), None)
+        wayland = next((p for p in self.dir.glob("wayland-*") if not p.name.endswith(".lock")), None)
+        if ipc is None or wayland is None:
+            return False
+        self.ipc, self.wayland = str(ipc), wayland.name
+        return subprocess.run(["swaymsg", "-s", self.ipc, "-t", "get_version"], capture_output=True).returncode == 0
+
+    def command(self, command: str) -> None:
+        done = subprocess.run(["swaymsg", "-s", self.ipc, command], capture_output=True, text=True, timeout=30)
+        assert done.returncode == 0, (command, done.stdout, done.stderr)
+
+    def focused(self) -> tuple[str, str]:
+        """The app id and title sway says have the focus."""
+        done = subprocess.run(["swaymsg", "-s", self.ipc, "-t", "get_tree"], capture_output=True, text=True, timeout=30)
+        nodes = [json.loads(done.stdout)]
+        while nodes:
+            node = nodes.pop()
+            if node.get("focused"):
+                return node.get("app_id") or "", node.get("name") or ""
+            nodes += node.get("nodes", []) + node.get("floating_nodes", [])
+        return "", ""
+
+    def window(self, app_id: str, title: str, *lines: str) -> None:
+        """A foot terminal (black on white, large) with this app id and title, showing the lines and
+        whatever `write` adds after them; it takes the focus."""
+        text = self.dir / f"{app_id}.txt"
+        text.write_text("".join(f"{line}\n" for line in lines))
+        text.chmod(0o644)
+        command = ["foot", f"--app-id={app_id}", f"--title={title}", f"--font={FONT}", "-o", "colors.background=ffffff",
+                   "-o", "colors.foreground=000000", "tail", "-n", "+1", "-f", str(text)]
+        self.command("exec " + shlex.join(command))
+
+    def write(self, app_id: str, *lines: str, title: str | None = None) -> None:
+        """More lines in the app's window; a new title first when one is given (a terminal escape)."""
+        with open(self.dir / f"{app_id}.txt", "a") as text:
+            if title is not None:
+                text.write(f"\033]2;{title}\007")
+            text.write("".join(f"{line}\n" for line in lines))
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.log.close()
+        shutil.rmtree(self.dir, ignore_errors=True)

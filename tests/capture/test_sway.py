@@ -1,0 +1,116 @@
+"""The capture client on sway for real: a headless sway session with foot windows, captured by
+`python -m capture` through the compositor's screencopy protocol, the focused window's app id and
+title read through sway's IPC, posted to a live server, read by its OCR and found by search; a
+new title, another window, the second monitor; exclusions and pause; sway going away."""
+
+import subprocess
+import sys
+import time
+
+import pytest
+
+from capture.desktop import SWAY, X11, desktop_kind
+from tests.capture.sway import Sway
+from tests.capture.test_client import Client, found, run_client
+from tests.live import wait_for
+from tests.server import REPO, LiveServer, port_pick
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    with LiveServer(tmp_path_factory.mktemp("sway") / "data", env={"MYRECALL_DEDUP_MAX_DISTANCE": "-1"}) as live:
+        yield live
+
+
+@pytest.fixture
+def sway():
+    session = Sway()
+    yield session
+    session.close()
+
+
+def focus_wait(sway: Sway, app_id: str, title: str) -> None:
+    wait_for(lambda: sway.focused() == (app_id, title), timeout_s=30)
+
+
+def test_a_sway_window_is_captured_read_and_found_with_its_app_id_and_title(sway, server, tmp_path):
+    sway.window("editor", "Planning notes", "Zebracalm quorum notes", "budget for the offsite")
+    focus_wait(sway, "editor", "Planning notes")
+    client = Client(sway, tmp_path / "state", url=server.url, token=server.token)
+    try:
+        hits = found(server, "Zebracalm")
+        assert hits and (hits[0]["app_name"], hits[0]["window_name"]) == ("editor", "Planning notes"), client.output()
+        sway.write("editor", "Xylofern harbour schedule", title="Ferries")  # the app sets a new title
+        hits = found(server, "Xylofern")
+        assert hits and (hits[0]["app_name"], hits[0]["window_name"]) == ("editor", "Ferries"), client.output()
+        sway.window("mailer", "Inbox (3)", "Quillmoss invoice due")  # another app opens and takes the focus
+        focus_wait(sway, "mailer", "Inbox (3)")
+        hits = found(server, "Quillmoss")
+        assert hits and (hits[0]["app_name"], hits[0]["window_name"]) == ("mailer", "Inbox (3)"), client.output()
+    finally:
+        assert client.stop() == 0
+    assert "capturing monitor 1 (HEADLESS-1, 1280x800) on sway" in client.output()
+
+
+def test_on_sway_an_excluded_app_is_not_captured_and_pause_stops_capture(sway, server, tmp_path):
+    state = tmp_path / "state"
+    sway.window("vault", "Secrets", "Hushword vault codes")
+    focus_wait(sway, "vault", "Secrets")
+    client = Client(sway, state, url=server.url, token=server.token, args=["--exclude-app", "vault"])
+    try:
+        wait_for(lambda: "not captured: the app" in client.output(), timeout_s=60)
+        sway.command("workspace 2")  # the excluded window off the screen, as a focused one's neighbour is not
+        sway.window("notes", "Garden", "Openword garden plans")
+        focus_wait(sway, "notes", "Garden")
+        assert found(server, "Openword"), client.output()
+        assert found(server, "Hushword", timeout_s=2) == []
+        subprocess.run([sys.executable, "-m", "capture", "pause", "--state-dir", str(state)], cwd=REPO, check=True)
+        time.sleep(1.5)
+        sway.write("notes", "Pausedword kettle")
+        time.sleep(4)
+        assert found(server, "Pausedword", timeout_s=2) == [] and "paused" in client.output()
+        subprocess.run([sys.executable, "-m", "capture", "resume", "--state-dir", str(state)], cwd=REPO, check=True)
+        assert found(server, "Pausedword"), client.output()
+    finally:
+        assert client.stop() == 0
+
+
+def test_the_second_monitor_on_sway_is_captured_with_monitor_2(server, tmp_path):
+    sway = Sway(outputs=((1024, 768), (1280, 800)))
+    try:
+        sway.command("focus output HEADLESS-2")
+        sway.window("viewer", "Second screen", "Marrowfinch atlas page")
+        focus_wait(sway, "viewer", "Second screen")
+        client = Client(sway, tmp_path / "state", url=server.url, token=server.token, args=["--monitor", "2"])
+        try:
+            hits = found(server, "Marrowfinch")
+            assert hits and hits[0]["app_name"] == "viewer", client.output()
+        finally:
+            assert client.stop() == 0
+        assert "capturing monitor 2 (HEADLESS-2, 1280x800) on sway" in client.output()
+        none = run_client(sway, tmp_path, "--url", server.url, "--token", server.token, "--monitor", "3")
+        assert none.returncode == 2 and "there is no monitor 3" in none.stderr and "2 HEADLESS-2" in none.stderr, none.stderr
+    finally:
+        sway.close()
+
+
+def test_sway_going_away_ends_the_client_with_one_line_and_exit_code_5(sway, tmp_path):
+    sway.window("editor", "Notes", "Endword lantern")
+    focus_wait(sway, "editor", "Notes")
+    state = tmp_path / "state"
+    client = Client(sway, state, url=f"http://127.0.0.1:{port_pick()}", token="placeholder", args=["--report-every", "2"])
+    assert client.reports_wait(1)[-1]["spooled"] >= 1, client.output()
+    sway.proc.kill()
+    code, after = client.ended()
+    kept = len(list((state / "spool").glob("*.png")))
+    assert code == 5 and len(after) == 1 and kept >= 1, client.output()
+    assert f"the sway session at {sway.dir}/{sway.wayland} went away" in after[0]
+    assert f"{kept} frame(s) kept in the spool" in after[0] and "(exit code 5)" in after[0]
+
+
+def test_a_sway_session_is_recorded_through_sway_though_it_also_sets_an_x_display():
+    session = {"WAYLAND_DISPLAY": "wayland-1", "SWAYSOCK": "/run/user/1000/sway-ipc.sock", "DISPLAY": ":0"}
+    assert desktop_kind(display=None, environ=session) == SWAY
+    assert desktop_kind(display=":1", environ=session) == X11  # an X display asked for by name
+    assert desktop_kind(display=None, environ={"DISPLAY": ":0"}) == X11
+    assert desktop_kind(display=None, environ={"WAYLAND_DISPLAY": "wayland-0"}) is None  # another Wayland desktop
