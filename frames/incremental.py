@@ -9,7 +9,8 @@ The rule that keeps words from being lost: every piece of ink in the new image
 that is not inside a crop is pixel-identical (within WebP noise) to the previous
 image, at the same place or shifted by the scroll; and every previous line that
 shows there is either carried whole or lies whole inside a crop. Crop edges sit
-in blank gaps of the new image, so no crop cuts a glyph or a word.
+in blank gaps of the new image or in the margin of a carried line, so no crop
+cuts a glyph or a word it reads.
 """
 
 from dataclasses import dataclass, field
@@ -31,6 +32,7 @@ FULL_PASS_SHARE = 0.55  # above this share of pixels to read, one full pass is c
 GROW_ROUNDS = 12
 INK_MIN_PIXELS = 12  # a word box with less ink than this is blank, not a word
 MAX_CROPS = 40
+RULE_MIN = 96  # a straight run of ink this long is a border, a rule or a scroll bar, not a glyph
 
 
 @dataclass
@@ -70,6 +72,28 @@ def ink_find(*, grey: np.ndarray) -> np.ndarray:
     return ink
 
 
+def _runs_long(mask: np.ndarray, length: int) -> np.ndarray:
+    """Which true entries lie in a run of at least `length` trues down axis 0 (by running sums:
+    a window of `length` rows all true starts a run; an entry is in one if such a window covers it)."""
+    height, width = mask.shape
+    if height < length:
+        return np.zeros_like(mask)
+    dtype = np.int16 if height < np.iinfo(np.int16).max else np.int32
+    sums = np.zeros((height + 1, width), dtype)
+    np.cumsum(mask, axis=0, out=sums[1:])
+    full = (sums[length:] - sums[:-length]) == length  # the window of rows y .. y + length - 1
+    starts = np.zeros((height - length + 2, width), dtype)
+    np.cumsum(full, axis=0, out=starts[1:])
+    rows = np.arange(height)
+    return starts[np.minimum(rows + 1, height - length + 1)] > starts[np.maximum(rows - length + 1, 0)]
+
+
+def rules_drop(*, ink: np.ndarray) -> np.ndarray:
+    """Ink without its long straight runs: window borders, rules, frames and scroll bars join
+    lines of text that nothing else joins (a border down a terminal's side touches every line)."""
+    return ink & ~_runs_long(ink, RULE_MIN) & ~_runs_long(np.ascontiguousarray(ink.T), RULE_MIN).T
+
+
 def tiles_count(*, mask: np.ndarray) -> np.ndarray:
     """True pixels per TILE x TILE tile (frames.changes.tiles_count)."""
     return changes.tiles_count(mask, TILE)
@@ -96,6 +120,17 @@ def _tiles_to_rects(*, tiles: np.ndarray, shape: tuple[int, int]) -> list[list[i
                 ]
             )
     return rects
+
+
+def _rect_tighten(rect: list[int], mask: np.ndarray) -> list[int]:
+    """The rectangle shrunk to the true pixels of `mask` in it (as it is if there are none): a
+    change's tiles reach a few pixels into the lines above and below it."""
+    x0, y0, x1, y1 = rect
+    part = mask[y0:y1, x0:x1]
+    rows, cols = np.flatnonzero(part.any(axis=1)), np.flatnonzero(part.any(axis=0))
+    if len(rows) == 0:
+        return rect
+    return [x0 + int(cols[0]), y0 + int(rows[0]), x0 + int(cols[-1]) + 1, y0 + int(rows[-1]) + 1]
 
 
 def _span_grow(profile: np.ndarray, lo: int, hi: int, gap: int) -> tuple[int, int]:
@@ -128,12 +163,13 @@ def _span_pad(profile: np.ndarray, lo: int, hi: int) -> tuple[int, int]:
     return lo, hi
 
 
-def _rect_grow(rect: list[int], ink: np.ndarray) -> list[int]:
-    """Grow a rectangle along the ink it touches until blank gaps surround it."""
+def _rect_grow(rect: list[int], across: np.ndarray, down: np.ndarray) -> list[int]:
+    """Grow a rectangle along the ink it touches until blank gaps surround it: sideways along
+    `across`, up and down along `down`."""
     x0, y0, x1, y1 = rect
     for _ in range(GROW_ROUNDS):
-        nx0, nx1 = _span_grow(ink[y0:y1, :].any(axis=0), x0, x1, COLUMN_GAP)
-        ny0, ny1 = _span_grow(ink[:, nx0:nx1].any(axis=1), y0, y1, ROW_GAP)
+        nx0, nx1 = _span_grow(across[y0:y1, :].any(axis=0), x0, x1, COLUMN_GAP)
+        ny0, ny1 = _span_grow(down[:, nx0:nx1].any(axis=1), y0, y1, ROW_GAP)
         if (nx0, ny0, nx1, ny1) == (x0, y0, x1, y1):
             break
         x0, y0, x1, y1 = nx0, ny0, nx1, ny1
@@ -201,11 +237,24 @@ def _rects_join(rects: list[list[int]], *, blocked: np.ndarray) -> list[list[int
 
 
 def _rects_close(rects: list[list[int]], *, ink: np.ndarray, placements: list[_Placement]) -> list[list[int]]:
-    """Grow rectangles over ink and over whole previous lines they touch, merging as they meet."""
+    """Grow rectangles over ink and over whole previous lines they touch, merging as they meet.
+
+    Ink alone would join a terminal's or an editor's lines into one crop of the whole screen:
+    lines stand a pixel or two apart, and a border or a column of line numbers runs down the
+    screen. So long straight runs (rules_drop) are no path, and growing up or down does not enter
+    a previous line that is unchanged where it shows: that line is carried, or read whole when a
+    crop touches its middle (its box is then taken in whole). Sideways a crop still grows over
+    such a line: a word typed at its end is read with the words before it.
+    """
+    across = rules_drop(ink=ink)
+    down = across.copy()
+    for place in placements:
+        if place.matched:
+            down[place.box[1] : place.box[3], place.box[0] : place.box[2]] = False
     for _ in range(GROW_ROUNDS):
         grown = []
         for rect in rects:
-            rect = _rect_grow(rect, ink)
+            rect = _rect_grow(rect, across, down)
             for place in placements:
                 if _overlaps(place.core, rect):
                     rect = _union(rect, place.box)
@@ -308,7 +357,8 @@ def regions_plan(
         boxes=line_boxes, words=word_boxes or [[] for _ in line_boxes], shifts=shifts, changed=changed, ink=ink
     )
 
-    rects = _tiles_to_rects(tiles=unexplained, shape=(height, width))
+    left_pixels = change.changed & change.shifted if change.shift else change.changed
+    rects = [_rect_tighten(rect, left_pixels) for rect in _tiles_to_rects(tiles=unexplained, shape=(height, width))]
     carried: dict[int, _Placement] = {}
     for _ in range(GROW_ROUNDS):
         if len(rects) > MAX_CROPS:  # changes scattered all over (an animation): not worth the calls
@@ -316,12 +366,14 @@ def regions_plan(
         rects = _rects_close(rects, ink=ink, placements=placements)
         carried = {}
         # In place first: repeated content can match both in place and scrolled; one copy is kept.
+        # (Lines placed by one mapping overlap only where they did before: on a dense terminal the
+        # boxes of neighbouring lines and columns touch. Both are kept.)
         for place in sorted(placements, key=lambda p: (p.shift != 0, p.index)):
             if (
                 place.matched
                 and place.index not in carried
                 and not any(_overlaps(place.core, r) for r in rects)
-                and not any(_overlaps(place.core, c.core) for c in carried.values())
+                and not any(c.shift != place.shift and _overlaps(place.core, c.core) for c in carried.values())
             ):
                 carried[place.index] = place
         # A previous line whose text still shows but that cannot be carried whole is read again.
