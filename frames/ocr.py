@@ -73,23 +73,41 @@ class RapidOcrEngine:
 
     def __init__(self, threads: int):
         from rapidocr import RapidOCR
+        from rapidocr.inference_engine.onnxruntime import main as onnxruntime_sessions
 
-        self._engine = RapidOCR(
-            params={
-                "Global.use_cls": False,  # the orientation classifier flips normal lines and costs time
-                "Global.return_word_box": True,
-                "Global.log_level": "error",  # "no text detected" on a blank crop is normal, not a warning
-                "Global.max_side_len": 1 << 20,  # the reader picks the scale: the engine never shrinks the image
-                "Det.limit_type": "max",  # shrink the detection input, never the image
-                # A line is padded to at least this width for recognition: 48 (one line height), not the
-                # default 320, or a screen's hundreds of short boxes (numbers, columns) cost 320 each.
-                "Rec.rec_img_shape": [3, 48, 48],
-                "EngineConfig.onnxruntime.intra_op_num_threads": threads,
-                "EngineConfig.onnxruntime.inter_op_num_threads": 1,
-            }
-        )
-        # The detector reads its input side on every call; one call at a time sets it.
-        self._detector = self._engine._load_det_model()
+        # onnxruntime's threads spin between the steps of a call by default, waiting for work: on
+        # two cores that is a tenth or more of the CPU OCR takes, taken from the web server and
+        # everything else the user runs. rapidocr has no setting for it, so the session options
+        # it builds are given the one entry while this engine's models are loaded (rapidocr
+        # loads each on its first use; both are loaded here).
+        options_made = onnxruntime_sessions.OrtInferSession._init_sess_opts
+
+        def options_quiet(cfg):
+            options = options_made(cfg)
+            options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+            return options
+
+        onnxruntime_sessions.OrtInferSession._init_sess_opts = staticmethod(options_quiet)
+        try:
+            self._engine = RapidOCR(
+                params={
+                    "Global.use_cls": False,  # the orientation classifier flips normal lines and costs time
+                    "Global.return_word_box": True,
+                    "Global.log_level": "error",  # "no text detected" on a blank crop is normal, not a warning
+                    "Global.max_side_len": 1 << 20,  # the reader picks the scale: the engine never shrinks the image
+                    "Det.limit_type": "max",  # shrink the detection input, never the image
+                    # A line is padded to at least this width for recognition: 48 (one line height), not the
+                    # default 320, or a screen's hundreds of short boxes (numbers, columns) cost 320 each.
+                    "Rec.rec_img_shape": [3, 48, 48],
+                    "EngineConfig.onnxruntime.intra_op_num_threads": threads,
+                    "EngineConfig.onnxruntime.inter_op_num_threads": 1,
+                }
+            )
+            # The detector reads its input side on every call; one call at a time sets it.
+            self._detector = self._engine._load_det_model()
+            self._engine._load_rec_model()
+        finally:
+            onnxruntime_sessions.OrtInferSession._init_sess_opts = staticmethod(options_made)
         self._lock = threading.Lock()
 
     def recognize(self, image: np.ndarray, *, detect_side: int | None = None) -> list[OcrLine]:

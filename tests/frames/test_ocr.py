@@ -76,3 +76,20 @@ def test_lines_keep_reading_order_and_survive_json():
     assert [line.text for line in ordered] == ["left", "right", "below"]
     moved = ocr.OcrLine.from_json(left.to_json()).moved(dx=5, dy=-4)
     assert moved.box == (15, 10, 80, 20) and moved.words[0].box == (15, 10, 80, 20)
+
+
+def test_rapidocr_sessions_do_not_spin_between_steps():
+    """onnxruntime's threads spin waiting for work by default: CPU burnt while OCR waits. Both of
+    the engine's models, the detector and the recogniser (which rapidocr loads lazily), are made
+    with spinning off, and sessions made afterwards elsewhere keep onnxruntime's default."""
+    from rapidocr.inference_engine.onnxruntime import main as onnxruntime_sessions
+
+    engine = ocr.RapidOcrEngine(threads=1)
+    for model in (engine._engine.text_det, engine._engine.text_rec):
+        options = model.session.session.get_session_options()
+        assert options.get_session_config_entry("session.intra_op.allow_spinning") == "0"
+    from omegaconf import OmegaConf
+
+    fresh = onnxruntime_sessions.OrtInferSession._init_sess_opts(OmegaConf.create({"enable_cpu_mem_arena": False}))
+    with pytest.raises(RuntimeError):
+        fresh.get_session_config_entry("session.intra_op.allow_spinning")
