@@ -1,5 +1,5 @@
-"""The capture loop: every interval, unless paused, the screen is locked or the focused window is
-excluded, a screenshot of the monitor with the focused window's app and title goes into the spool when a
+"""The capture loop: every interval (and, on a desktop that tells of changes, soon after each
+change), unless paused, the screen is locked or the focused window is excluded, a screenshot of the monitor with the focused window's app and title goes into the spool when a
 pixel changed since the last one, or the app, the window title or the page address the browser's
 extension reported did (a new page in a browser whose pixels look the same is a new moment,
 stored with its own title and address); an uploader thread sends
@@ -18,6 +18,7 @@ and the screenshot, and waits on it between looks."""
 import json
 import logging
 import os
+import select
 import signal
 import socket
 import threading
@@ -48,6 +49,14 @@ TOKEN_HOW = ("put it in a file only you can read and pass --token-file FILE, or 
              "client's environment (not --token: a command line is visible to every account on this machine)")
 # What the client writes in its state dir (capture.private tightens these and nothing else there).
 STATE_FILES = ("paused", "rules.json", "spool", "spool/*")
+
+# On a desktop that tells of changes, a change after a still moment is looked at this long after
+# it (a window switch draws for a few frames); one already there when the client starts waiting
+# (the screen kept changing: someone types) this long after the last look, so a busy screen costs
+# a look every BUSY_GAP_S, with what changed meanwhile in it.
+QUIET_GAP_S = 0.1
+BUSY_GAP_S = 2.0
+BUSY_WAIT_S = 0.05  # a change reported within this of the wait's start was there already
 
 # Exit codes (README "Capture"): 0 also after SIGINT or SIGTERM
 EXIT_OK, EXIT_USAGE, EXIT_BAD_TOKEN, EXIT_NOT_MYRECALL, EXIT_DISPLAY_LOST = 0, 2, 3, 4, 5
@@ -112,6 +121,7 @@ class Client:
         self._sending: Path | None = None  # the spooled frame the uploader is sending now
         self._last_excluded: str | None = None
         self._paused_said: str | None = None
+        self._locked: str | None = None  # why the screen was locked at the last look
         self._down = False  # the server did not answer the last request
         self._rules_at = 0.0  # when the server's rules are read next (monotonic)
 
@@ -207,7 +217,8 @@ class Client:
         """One tick: what it did ("sent to spool", "unchanged", "excluded", "paused"). The window is
         read before and after the screenshot: when the focus or the title changed meanwhile (the
         pixels may be the new window's), the new window is judged and taken again."""
-        if reason := self.paused() or desktop.locked():
+        self._locked = desktop.locked()
+        if reason := self.paused() or self._locked:
             desktop.alive_check()  # nothing is read while paused, but a lost desktop still ends the client
             if self._paused_said != reason:
                 logger.info("%s", reason)
@@ -328,7 +339,7 @@ class Client:
         waiting = f"{report['spooled']} waiting in the spool"
         if self._down:
             waiting += f" ({self.config.url} cannot be reached)"
-        paused = f"{reason}; " if (reason := self.paused()) else ""
+        paused = f"{reason}; " if (reason := self.paused() or self._locked) else ""
         return (
             f"last {period}: {paused}{report['sent']} frame(s) sent, {report['unchanged']} skipped as unchanged, "
             f"{report['excluded']} excluded by privacy rules, {waiting}"
@@ -407,6 +418,7 @@ class Client:
                     logger.info("%s", self.report_line(report))
                     self._report_due = report  # sent by the uploader: a slow server never holds capture up
                     self.wake.set()
+                looked = time.monotonic()
                 try:
                     self.capture_once(desktop, monitor)
                 except (OSError, ScreenError) as exc:
@@ -415,8 +427,13 @@ class Client:
                 delay = next_tick - time.monotonic()
                 if delay < 0:  # fell behind (a suspended machine): start again from now
                     next_tick, delay = time.monotonic(), 0
-                if not self.stopping.is_set():
-                    desktop.change_wait(delay, self._wake_read)
+                waiting = time.monotonic()
+                if not self.stopping.is_set() and desktop.change_wait(delay, self._wake_read):
+                    # A change before the tick: looked at after the gap, and the ticks count from that look.
+                    now = time.monotonic()
+                    at = looked + BUSY_GAP_S if now - waiting < BUSY_WAIT_S else now + QUIET_GAP_S
+                    select.select([self._wake_read], [], [], max(0.0, at - now))
+                    next_tick = time.monotonic()
         except DesktopError as exc:
             display_lost = exc
         finally:

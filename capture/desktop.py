@@ -59,9 +59,9 @@ class Desktop(Protocol):
     def grab(self, monitor: Monitor) -> Shot:
         """A screenshot of the monitor; ScreenError when it fails, DesktopError when the desktop is gone."""
 
-    def change_wait(self, timeout_s: float, wake_fd: int) -> None:
-        """Return when the screen or the focused window may have changed, when wake_fd can be read
-        (the client is stopping), or after timeout_s at the latest."""
+    def change_wait(self, timeout_s: float, wake_fd: int) -> bool:
+        """Return True when the screen or the focused window changed (as far as the desktop tells),
+        False when wake_fd can be read (the client is stopping) or after timeout_s."""
 
     def locked(self) -> str | None:
         """Why nothing may be taken now (the screen is locked: the message says how it was told), or None."""

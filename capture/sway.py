@@ -1,22 +1,32 @@
 """The sway desktop (Wayland, wlroots): screenshots through the compositor's screencopy protocol
 (capture.wayland), the focused window's app id and title through sway's IPC socket ($SWAYSOCK,
 i3's message format: the magic "i3-ipc", the payload's length and type in native byte order,
-then JSON). Both connections last the client's life; when sway exits, each reads its end."""
+then JSON). Both connections last the client's life; when sway exits, each reads its end.
+
+Changes wake the client: the compositor finishes a watch (capture.wayland) once the recorded
+monitor's pixels change, and sway sends window events (a new title, another window focused) on
+a second IPC connection; in between, the client sleeps. sway says nothing of a locked screen
+(swaylock and the like are ordinary clients): a screen locker running as the session's user is
+taken to mean the screen is locked."""
 
 import json
 import os
 import select
 import socket
 import struct
+import time
 import zlib
 from collections.abc import Mapping
+from pathlib import Path
 
 from capture.desktop import DesktopError, FocusedWindow, Monitor, ScreenError, Shot
 from capture.wayland import Screencopy, WaylandError, WaylandGone
 
 MAGIC = b"i3-ipc"
 HEADER = struct.Struct("=6sII")  # magic, payload length, message type
-GET_TREE, GET_VERSION = 4, 7
+SUBSCRIBE, GET_TREE, GET_VERSION = 2, 4, 7
+# The screen lockers of wlroots desktops, by their process name (/proc/PID/comm, 15 characters at most).
+LOCKERS = frozenset({"swaylock", "gtklock", "waylock", "hyprlock", "swaylock-effec", "swaylock-plugin"})
 
 
 class SwayIPC:
@@ -29,9 +39,16 @@ class SwayIPC:
             self.sock.close()
             raise DesktopError(f"cannot reach sway's IPC socket {path}: {exc.strerror}") from exc
 
+    def fileno(self) -> int:
+        return self.sock.fileno()
+
     def call(self, message_type: int, payload: bytes = b""):
         """Send one message; sway's answer, as JSON. OSError when sway is gone."""
         self.sock.sendall(HEADER.pack(MAGIC, len(payload), message_type) + payload)
+        return self.receive()
+
+    def receive(self):
+        """The next message from sway (an answer, or an event once subscribed), as JSON."""
         magic, size, _type = HEADER.unpack(self._read(HEADER.size))
         if magic != MAGIC:
             raise OSError(f"{self.path} does not speak sway's IPC")
@@ -83,15 +100,25 @@ class SwayDesktop:
     what = "the sway session"
 
     def __init__(self, environ: Mapping[str, str] = os.environ):
-        self.ipc = SwayIPC(sway_socket(environ) or "")
+        path = sway_socket(environ) or ""
+        self.ipc = SwayIPC(path)
+        self.events = SwayIPC(path)
         try:
+            if not self.events.call(SUBSCRIBE, b'["window", "workspace"]').get("success"):
+                raise OSError("sway refused to send window events")
             self.screen = Screencopy(wayland_socket(environ) or "")
-        except WaylandError as exc:
+        except (OSError, WaylandError) as exc:
             self.ipc.close()
+            self.events.close()
             raise DesktopError(str(exc)) from exc
+        self.uid = os.stat(path).st_uid  # the session's user: its socket's owner
+        self._shots: dict[str, Shot] = {}  # output name -> the last screenshot of it
+        self._watched: str | None = None  # the monitor the last screenshot was of
+        self._window_changed = False
 
     def close(self) -> None:
         self.ipc.close()
+        self.events.close()
         self.screen.close()
 
     def _gone(self, exc: Exception) -> DesktopError:
@@ -120,17 +147,48 @@ class SwayDesktop:
                 output = self.screen.output_named(monitor.name)
             if output is None:
                 raise ScreenError(f"the monitor {monitor.name} is gone")
+            self._watched = output.name
+            if self.screen.unchanged(output) and output.name in self._shots:
+                return self._shots[output.name]
             width, height, pixels = self.screen.copy(output)
         except WaylandGone as exc:
             raise self._gone(exc) from exc
         except WaylandError as exc:
             raise ScreenError(str(exc)) from exc
-        return Shot(width=width, height=height, bgra=pixels, checksum=zlib.crc32(pixels))
+        shot = self._shots[output.name] = Shot(width=width, height=height, bgra=pixels, checksum=zlib.crc32(pixels))
+        return shot
 
-    def change_wait(self, timeout_s: float, wake_fd: int) -> None:
-        select.select([wake_fd], [], [], max(0.0, timeout_s))
+    def change_wait(self, timeout_s: float, wake_fd: int) -> bool:
+        """True when the recorded monitor's pixels or the windows changed (a title, the focus)."""
+        deadline = time.monotonic() + timeout_s
+        try:
+            if (output := self.screen.output_named(self._watched or "")) is not None:
+                self.screen.watch(output)
+            while not (self.screen.changed() or self._window_changed):
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                ready, _, _ = select.select([wake_fd, self.screen, self.events], [], [], left)
+                if wake_fd in ready:
+                    return False
+                if self.screen in ready:
+                    self.screen.dispatch(0)
+                while self.events in ready:  # every event sent so far: one look after them all
+                    self.events.receive()
+                    self._window_changed = True
+                    ready, _, _ = select.select([self.events], [], [], 0)
+        except (WaylandGone, OSError) as exc:
+            raise self._gone(exc) from exc
+        self._window_changed = False
+        return True
 
     def locked(self) -> str | None:
+        for proc in Path("/proc").iterdir():
+            try:
+                if proc.name.isdigit() and proc.stat().st_uid == self.uid and (proc / "comm").read_text().strip() in LOCKERS:
+                    return f"the screen is locked ({(proc / 'comm').read_text().strip()} runs)"
+            except OSError:
+                continue  # a process that ended meanwhile
         return None
 
     # The focused window ----------------------------------------------------------------------

@@ -117,12 +117,12 @@ class Connection:
         return object_id
 
     def dispatch(self, timeout_s: float | None) -> bool:
-        """Wait up to timeout_s (None: for ever) for events and hand each whole one to its object;
-        False when none came."""
-        self.sock.settimeout(timeout_s)
+        """Wait up to timeout_s (None: for ever, 0: not at all) for events and hand each whole one to
+        its object; False when none came."""
+        self.sock.settimeout(max(timeout_s, 0.0) if timeout_s is not None else None)
         try:
             data = self.sock.recv(1 << 16)
-        except TimeoutError:
+        except (TimeoutError, BlockingIOError):
             return False
         except OSError as exc:
             raise WaylandGone(f"the Wayland compositor at {self.path} closed the connection ({exc.strerror})") from exc
@@ -195,6 +195,7 @@ class _Copy:
     """One screencopy frame in flight, and what the compositor said of it."""
 
     output: Output
+    frame_id: int = 0
     format: int | None = None
     width: int = 0
     height: int = 0
@@ -235,7 +236,10 @@ class Screencopy(Connection):
     def __init__(self, path: str):
         self.outputs: dict[int, Output] = {}  # global name -> output
         self.shm = self.manager = self.xdg_manager = 0
-        self._buffers: dict[str, _Buffer] = {}  # output name -> its buffer
+        self.manager_version = 0
+        self._buffers: dict[str, _Buffer] = {}  # output name (":watch" after it for a watch's) -> its buffer
+        self._watches: dict[str, _Copy] = {}  # output name -> its watch, armed or fired
+        self._changed: set[str] = set()  # outputs whose watch fired since they were last copied
         super().__init__(path)
         self.roundtrip()  # the globals, bound as they are announced
         if not self.manager:
@@ -247,7 +251,8 @@ class Screencopy(Connection):
         if interface == "wl_shm":
             self.shm = self.bind(name, interface, 1, lambda _opcode, _args: None)
         elif interface == "zwlr_screencopy_manager_v1":
-            self.manager = self.bind(name, interface, min(version, 3), lambda _opcode, _args: None)
+            self.manager_version = min(version, 3)
+            self.manager = self.bind(name, interface, self.manager_version, lambda _opcode, _args: None)
         elif interface == "zxdg_output_manager_v1":
             self.xdg_manager = self.bind(name, interface, min(version, 3), lambda _opcode, _args: None)
             for output in self.outputs.values():
@@ -259,8 +264,10 @@ class Screencopy(Connection):
             self._xdg_output_get(output)
 
     def global_removed(self, name: int) -> None:
-        if (output := self.outputs.pop(name, None)) and (buffer := self._buffers.pop(output.name, None)):
-            buffer.close()
+        if output := self.outputs.pop(name, None):
+            for key in (output.name, f"{output.name}:watch"):
+                if buffer := self._buffers.pop(key, None):
+                    buffer.close()
 
     def _xdg_output_get(self, output: Output) -> None:
         if self.xdg_manager and not output.xdg_id:
@@ -293,6 +300,7 @@ class Screencopy(Connection):
     def _copy_event(self, copy: _Copy, opcode: int, args: _Args) -> None:
         if opcode == 0:  # buffer(format, width, height, stride): a shared-memory buffer it can fill
             copy.format, copy.width, copy.height, copy.stride = args.uint(), args.uint(), args.uint(), args.uint()
+            copy.buffer_known = self.manager_version < 3  # before version 3, the only buffer type offered
         elif opcode == 1:  # flags(flags)
             copy.flags = args.uint()
         elif opcode == 2:  # ready(tv_sec_hi, tv_sec_lo, tv_nsec)
@@ -308,30 +316,67 @@ class Screencopy(Connection):
         """The output's pixels now: width, height and the rows top to bottom, four bytes a pixel
         (blue, green, red, unused). WaylandError when the copy fails (the output went away)."""
         copy = _Copy(output=output)
-        frame_id = self.object_new(lambda op, args: self._copy_event(copy, op, args))
-        self.request(self.manager, 0, _uint(frame_id) + _int(0) + _uint(output.object_id))  # capture_output, no cursor
+        self._changed.discard(output.name)  # a change from now on fires its watch again
+        copy.frame_id = self.object_new(lambda op, args: self._copy_event(copy, op, args))
+        self.request(self.manager, 0, _uint(copy.frame_id) + _int(0) + _uint(output.object_id))  # capture_output, no cursor
         try:
             self._wait(lambda: copy.buffer_known or copy.failed, output)
             if copy.failed or copy.format is None:
                 raise WaylandError(f"the compositor would not copy {output.name}")
             if copy.format not in (FORMAT_XRGB8888, FORMAT_ARGB8888):
                 raise WaylandError(f"{output.name} is copied in pixel format {copy.format:#x}, which the client cannot read yet")
-            buffer = self._buffer_for(copy)
-            self.request(frame_id, 0, _uint(buffer.buffer_id))  # copy(buffer)
+            buffer = self._buffer_for(copy, output.name)
+            self.request(copy.frame_id, 0, _uint(buffer.buffer_id))  # copy(buffer)
             self._wait(lambda: copy.copied or copy.failed, output)
             if copy.failed:
                 raise WaylandError(f"the copy of {output.name} failed")
             return copy.width, copy.height, _rows(copy, buffer.memory)
         finally:
-            self.request(frame_id, 1)  # destroy
+            self.request(copy.frame_id, 1)  # destroy
 
-    def _buffer_for(self, copy: _Copy) -> _Buffer:
-        buffer = self._buffers.get(copy.output.name)
+    def _buffer_for(self, copy: _Copy, key: str) -> _Buffer:
+        buffer = self._buffers.get(key)
         if buffer is None or buffer.key != (copy.format, copy.width, copy.height, copy.stride):
             if buffer is not None:
                 buffer.close()
-            buffer = self._buffers[copy.output.name] = _Buffer(self, self.shm, copy)
+            buffer = self._buffers[key] = _Buffer(self, self.shm, copy)
         return buffer
+
+    # Watches: a copy of one pixel with damage, which the compositor finishes only once the output
+    # changed (anywhere on it) since this connection's last such copy: a change costs no copy of
+    # the screen, and no change costs nothing at all.
+
+    def watch(self, output: Output) -> None:
+        """Arm the output's watch, unless armed already (a first watch fires at once)."""
+        if output.name in self._watches and not self._watches[output.name].copied:
+            return
+        copy = self._watches[output.name] = _Copy(output=output)
+        copy.frame_id = self.object_new(lambda op, args: self._watch_event(copy, op, args))
+        self.request(self.manager, 1, _uint(copy.frame_id) + _int(0) + _uint(output.object_id)
+                     + _int(0) + _int(0) + _int(1) + _int(1))  # capture_output_region: the top left pixel
+
+    def _watch_event(self, copy: _Copy, opcode: int, args: _Args) -> None:
+        self._copy_event(copy, opcode, args)
+        if opcode in (0, 6) and copy.buffer_known and not copy.failed:
+            buffer = self._buffer_for(copy, f"{copy.output.name}:watch")
+            self.request(copy.frame_id, 2, _uint(buffer.buffer_id))  # copy_with_damage(buffer)
+            copy.buffer_known = False  # asked once
+        elif opcode in (2, 3):  # ready or failed: either way, the output is worth a look
+            copy.copied = True
+            self._changed.add(copy.output.name)
+            self.request(copy.frame_id, 1)  # destroy
+
+    def unchanged(self, output: Output) -> bool:
+        """Nothing changed on the output since it was last copied (its watch is armed and has not
+        fired, nor any before it since that copy): that copy is still what it shows."""
+        while self.dispatch(0):
+            pass
+        watch = self._watches.get(output.name)
+        return watch is not None and not watch.copied and output.name not in self._changed
+
+    def changed(self) -> bool:
+        """A watch fired (and is to be armed again)."""
+        return any(watch.copied for watch in self._watches.values())
 
     def _wait(self, done: Callable[[], bool], output: Output) -> None:
         deadline = time.monotonic() + COPY_TIMEOUT_S

@@ -59,8 +59,9 @@ class X11Desktop:
         data = bytes(raw.bgra)
         return Shot(width=raw.width, height=raw.height, bgra=data, checksum=zlib.crc32(data))
 
-    def change_wait(self, timeout_s: float, wake_fd: int) -> None:
+    def change_wait(self, timeout_s: float, wake_fd: int) -> bool:
         select.select([wake_fd], [], [], max(0.0, timeout_s))
+        return False
 
     def locked(self) -> str | None:
         return None

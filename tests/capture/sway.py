@@ -31,12 +31,13 @@ def account() -> pwd.struct_passwd:
 
 
 class Sway:
-    def __init__(self, *, outputs=((1280, 800),)):
+    def __init__(self, *, outputs=((1280, 800),), border: str = "normal"):
+        """border "none": a window's title is not drawn, so a new title alone changes no pixel."""
         self.user = account()
         self.dir = Path(tempfile.mkdtemp(prefix="myrecall-sway-"))  # its XDG_RUNTIME_DIR: 0700, the account's
         os.chown(self.dir, self.user.pw_uid, self.user.pw_gid)
         config = self.dir / "config"
-        lines, x = ["default_border normal", "font monospace 10", "focus_on_window_activation focus"], 0
+        lines, x = [f"default_border {border}", "font monospace 10", "focus_on_window_activation focus"], 0
         for number, (width, height) in enumerate(outputs, 1):
             lines.append(f"output HEADLESS-{number} resolution {width}x{height} position {x} 0")
             x += width

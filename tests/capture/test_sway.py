@@ -114,3 +114,47 @@ def test_a_sway_session_is_recorded_through_sway_though_it_also_sets_an_x_displa
     assert desktop_kind(display=":1", environ=session) == X11  # an X display asked for by name
     assert desktop_kind(display=None, environ={"DISPLAY": ":0"}) == X11
     assert desktop_kind(display=None, environ={"WAYLAND_DISPLAY": "wayland-0"}) is None  # another Wayland desktop
+
+
+def test_on_sway_a_change_is_captured_at_once_not_at_the_next_interval(tmp_path, server):
+    """With a look every 10 minutes, each change still comes within the test's wait: the
+    compositor says when the screen changed, sway when a title did (drawn nowhere here)."""
+    sway = Sway(border="none")
+    try:
+        sway.window("editor", "Draft one", "Brimfallow opening line")
+        focus_wait(sway, "editor", "Draft one")
+        client = Client(sway, tmp_path / "state", url=server.url, token=server.token, args=["--interval", "600"])
+        try:
+            assert found(server, "Brimfallow"), client.output()
+            sway.write("editor", "Cindertwig second line")
+            hits = found(server, "Cindertwig", timeout_s=30)
+            assert hits and hits[0]["window_name"] == "Draft one", client.output()
+            sway.write("editor", title="Draft two")  # the title alone
+            wait_for(lambda: ("editor", "Draft two") in titles(server), timeout_s=30)
+        finally:
+            assert client.stop() == 0
+    finally:
+        sway.close()
+
+
+def titles(server) -> list[tuple[str, str]]:
+    return server.rows("SELECT app_name, window_name FROM frames_frame ORDER BY timestamp, id")
+
+
+def test_nothing_is_captured_while_a_screen_locker_runs_on_sway(sway, server, tmp_path):
+    sway.window("editor", "Diary", "Larkspindle morning entry")
+    focus_wait(sway, "editor", "Diary")
+    client = Client(sway, tmp_path / "state", url=server.url, token=server.token, args=["--report-every", "1"])
+    try:
+        assert found(server, "Larkspindle"), client.output()
+        sway.command("exec swaylock --color 336699")
+        wait_for(lambda: "the screen is locked (swaylock runs)" in client.output(), timeout_s=30)
+        stored = len(titles(server))
+        sway.write("editor", "Nightowlet private entry")  # behind the lock
+        time.sleep(4)
+        assert len(titles(server)) == stored and found(server, "Nightowlet", timeout_s=1) == [], client.output()
+        assert any("the screen is locked (swaylock runs); 0 frame(s) sent" in r["line"] for r in client.reports()), client.output()
+        subprocess.run(["pkill", "-USR1", "-x", "swaylock", "-u", sway.user.pw_name], check=True)  # swaylock unlocks on SIGUSR1
+        assert found(server, "Nightowlet"), client.output()
+    finally:
+        assert client.stop() == 0
