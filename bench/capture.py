@@ -251,6 +251,8 @@ def main() -> None:
     monitor = desktop.monitor(1)
     grab_s, png_s = [], []
     for _ in range(10):
+        screen.type("x")  # a change, so that the look copies the screen (an unchanged one is not copied again)
+        time.sleep(0.3)
         t = time.process_time()
         shot = desktop.grab(monitor)
         grab_s.append(time.process_time() - t)

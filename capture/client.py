@@ -58,8 +58,17 @@ QUIET_GAP_S = 0.1
 BUSY_GAP_S = 2.0
 BUSY_WAIT_S = 0.05  # a change reported within this of the wait's start was there already
 
+# The longest app and title the server takes (POST /api/v1/frames): longer ones are sent cut.
+APP_MAX, TITLE_MAX = 512, 1024
+
 # Exit codes (README "Capture"): 0 also after SIGINT or SIGTERM
 EXIT_OK, EXIT_USAGE, EXIT_BAD_TOKEN, EXIT_NOT_MYRECALL, EXIT_DISPLAY_LOST = 0, 2, 3, 4, 5
+
+
+def sendable(text: str, limit: int) -> str:
+    """The text as the server takes it: its first `limit` characters, in UTF-8 (an unpaired
+    surrogate, which no title should hold, becomes "?")."""
+    return text[:limit].encode("utf-8", "replace").decode("utf-8")
 
 
 def state_dir_default() -> Path:
@@ -192,7 +201,9 @@ class Client:
         browser = browser_of_app(app_name)
         if browser is None or time.monotonic() < self._tab_unseen_until.get(browser.key, 0.0):
             return None
-        state = self.tab_server.browser_tab_get(app_name=app_name, window_name=title, at=time.time())
+        state = self.tab_server.browser_tab_get(
+            app_name=sendable(app_name, APP_MAX), window_name=sendable(title, TITLE_MAX), at=time.time()
+        )
         if state is None:
             return None
         if not state.get("extension_seen"):
@@ -249,8 +260,8 @@ class Client:
         image = shot_png(shot)
         meta = {
             "timestamp_ns": taken_ns,
-            "app_name": window.app_name,
-            "window_name": window.title,
+            "app_name": sendable(window.app_name, APP_MAX),
+            "window_name": sendable(window.title, TITLE_MAX),
             # Not readable from X11: the address the browser's extension reported for this tab, if any.
             "browser_url": self._tab_url,
             "focused": True if window.app_name else None,

@@ -6,37 +6,31 @@ then JSON). Both connections last the client's life; when sway exits, each reads
 Changes wake the client: the compositor finishes a watch (capture.wayland) once the recorded
 monitor's pixels change, and sway sends window events (a new title, another window focused) on
 a second IPC connection; in between, the client sleeps. sway says nothing of a locked screen
-(swaylock and the like are ordinary clients): a screen locker running as the session's user is
-taken to mean the screen is locked."""
+(swaylock and the like are ordinary clients): capture.lockers looks for one of the session's user."""
 
 import json
 import os
 import select
-import socket
 import struct
 import time
 import zlib
 from collections.abc import Mapping
-from pathlib import Path
 
 from capture.desktop import DesktopError, FocusedWindow, Monitor, ScreenError, Shot
-from capture.wayland import Screencopy, WaylandError, WaylandGone
+from capture.lockers import locker_running
+from capture.wayland import Screencopy, WaylandError, WaylandGone, socket_connect
 
 MAGIC = b"i3-ipc"
 HEADER = struct.Struct("=6sII")  # magic, payload length, message type
 SUBSCRIBE, GET_TREE, GET_VERSION = 2, 4, 7
-# The screen lockers of wlroots desktops, by their process name (/proc/PID/comm, 15 characters at most).
-LOCKERS = frozenset({"swaylock", "gtklock", "waylock", "hyprlock", "swaylock-effec", "swaylock-plugin"})
 
 
 class SwayIPC:
     def __init__(self, path: str):
         self.path = path
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM | socket.SOCK_CLOEXEC)
         try:
-            self.sock.connect(path)
+            self.sock = socket_connect(path)
         except OSError as exc:
-            self.sock.close()
             raise DesktopError(f"cannot reach sway's IPC socket {path}: {exc.strerror}") from exc
 
     def fileno(self) -> int:
@@ -164,7 +158,7 @@ class SwayDesktop:
         try:
             if (output := self.screen.output_named(self._watched or "")) is not None:
                 self.screen.watch(output)
-            while not (self.screen.changed() or self._window_changed):
+            while not (self.screen.changes() or self._window_changed):
                 left = deadline - time.monotonic()
                 if left <= 0:
                     return False
@@ -183,12 +177,8 @@ class SwayDesktop:
         return True
 
     def locked(self) -> str | None:
-        for proc in Path("/proc").iterdir():
-            try:
-                if proc.name.isdigit() and proc.stat().st_uid == self.uid and (proc / "comm").read_text().strip() in LOCKERS:
-                    return f"the screen is locked ({(proc / 'comm').read_text().strip()} runs)"
-            except OSError:
-                continue  # a process that ended meanwhile
+        if locker := locker_running(self.uid):
+            return f"the screen is locked ({locker} runs)"
         return None
 
     # The focused window ----------------------------------------------------------------------

@@ -69,16 +69,25 @@ class _Args:
 Handler = Callable[[int, _Args], None]
 
 
+def socket_connect(path: str) -> socket.socket:
+    """A stream socket connected to the UNIX socket at path; OSError (and nothing left open) when it cannot be."""
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM | socket.SOCK_CLOEXEC)
+    try:
+        sock.connect(path)
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
 class Connection:
     """One connection: object ids, requests out, events in to each object's handler."""
 
     def __init__(self, path: str):
         self.path = path
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM | socket.SOCK_CLOEXEC)
         try:
-            self.sock.connect(path)
+            self.sock = socket_connect(path)
         except OSError as exc:
-            self.sock.close()
             raise WaylandGone(f"cannot connect to the Wayland compositor at {path}: {exc.strerror}") from exc
         self._handlers: dict[int, Handler] = {1: self._display_event}
         self._next_id = 2
@@ -203,6 +212,7 @@ class _Copy:
     flags: int = 0
     buffer_known: bool = False
     copied: bool = False
+    presented_ns: int = 0  # when the frame copied was shown (the compositor's monotonic clock)
     failed: bool = False
     damage: list[tuple[int, int, int, int]] = field(default_factory=list)
 
@@ -239,7 +249,9 @@ class Screencopy(Connection):
         self.manager_version = 0
         self._buffers: dict[str, _Buffer] = {}  # output name (":watch" after it for a watch's) -> its buffer
         self._watches: dict[str, _Copy] = {}  # output name -> its watch, armed or fired
-        self._changed: set[str] = set()  # outputs whose watch fired since they were last copied
+        self._copied_ns: dict[str, int] = {}  # output name -> when the frame it was last copied from was shown
+        self._changed: set[str] = set()  # outputs that changed since they were last copied
+        self._news: set[str] = set()  # outputs that changed since `changes` was last asked
         super().__init__(path)
         self.roundtrip()  # the globals, bound as they are announced
         if not self.manager:
@@ -304,6 +316,8 @@ class Screencopy(Connection):
         elif opcode == 1:  # flags(flags)
             copy.flags = args.uint()
         elif opcode == 2:  # ready(tv_sec_hi, tv_sec_lo, tv_nsec)
+            high, low, nanoseconds = args.uint(), args.uint(), args.uint()
+            copy.presented_ns = ((high << 32) | low) * 1_000_000_000 + nanoseconds
             copy.copied = True
         elif opcode == 3:  # failed
             copy.failed = True
@@ -315,8 +329,8 @@ class Screencopy(Connection):
     def copy(self, output: Output) -> tuple[int, int, bytes]:
         """The output's pixels now: width, height and the rows top to bottom, four bytes a pixel
         (blue, green, red, unused). WaylandError when the copy fails (the output went away)."""
+        self.watch(output)  # armed with the copy: a change the copy shows fires it at the copy's own frame
         copy = _Copy(output=output)
-        self._changed.discard(output.name)  # a change from now on fires its watch again
         copy.frame_id = self.object_new(lambda op, args: self._copy_event(copy, op, args))
         self.request(self.manager, 0, _uint(copy.frame_id) + _int(0) + _uint(output.object_id))  # capture_output, no cursor
         try:
@@ -330,6 +344,12 @@ class Screencopy(Connection):
             self._wait(lambda: copy.copied or copy.failed, output)
             if copy.failed:
                 raise WaylandError(f"the copy of {output.name} failed")
+            self._copied_ns[output.name] = copy.presented_ns
+            self._changed.discard(output.name)  # the copy shows every change so far
+            self._news.discard(output.name)
+            watch = self._watches[output.name]
+            if watch.copied and not watch.failed and watch.presented_ns <= copy.presented_ns:
+                self._watch_arm(output)  # it fired at this copy's frame, before the copy was ready
             return copy.width, copy.height, _rows(copy, buffer.memory)
         finally:
             self.request(copy.frame_id, 1)  # destroy
@@ -344,12 +364,16 @@ class Screencopy(Connection):
 
     # Watches: a copy of one pixel with damage, which the compositor finishes only once the output
     # changed (anywhere on it) since this connection's last such copy: a change costs no copy of
-    # the screen, and no change costs nothing at all.
+    # the screen, and no change costs nothing at all. A watch that fires at a frame no later than
+    # the last copy's reports what that copy shows already, and is armed again unsaid.
 
     def watch(self, output: Output) -> None:
         """Arm the output's watch, unless armed already (a first watch fires at once)."""
         if output.name in self._watches and not self._watches[output.name].copied:
             return
+        self._watch_arm(output)
+
+    def _watch_arm(self, output: Output) -> None:
         copy = self._watches[output.name] = _Copy(output=output)
         copy.frame_id = self.object_new(lambda op, args: self._watch_event(copy, op, args))
         self.request(self.manager, 1, _uint(copy.frame_id) + _int(0) + _uint(output.object_id)
@@ -363,20 +387,27 @@ class Screencopy(Connection):
             copy.buffer_known = False  # asked once
         elif opcode in (2, 3):  # ready or failed: either way, the output is worth a look
             copy.copied = True
-            self._changed.add(copy.output.name)
             self.request(copy.frame_id, 1)  # destroy
+            name = copy.output.name
+            if not copy.failed and copy.presented_ns <= self._copied_ns.get(name, -1):
+                self._watch_arm(copy.output)  # what it saw is in the last copy
+            else:
+                self._changed.add(name)
+                self._news.add(name)
 
     def unchanged(self, output: Output) -> bool:
         """Nothing changed on the output since it was last copied (its watch is armed and has not
-        fired, nor any before it since that copy): that copy is still what it shows."""
+        fired since that copy): that copy is still what it shows."""
         while self.dispatch(0):
             pass
         watch = self._watches.get(output.name)
         return watch is not None and not watch.copied and output.name not in self._changed
 
-    def changed(self) -> bool:
-        """A watch fired (and is to be armed again)."""
-        return any(watch.copied for watch in self._watches.values())
+    def changes(self) -> set[str]:
+        """The outputs that changed since this was last asked (their watches are armed again on the
+        next `watch`)."""
+        news, self._news = self._news, set()
+        return news
 
     def _wait(self, done: Callable[[], bool], output: Output) -> None:
         deadline = time.monotonic() + COPY_TIMEOUT_S

@@ -1,16 +1,25 @@
 """The X11 desktop: the one module that talks to the X server. python-xlib reads which window
 has the focus, its app (WM_CLASS) and title; mss takes screenshots (X11's shared-memory grab).
-One connection of each for the client's life; no process per frame. X11 tells of no change here
-yet: the client looks again every interval."""
+One connection of each for the client's life; no process per frame.
 
+Changes wake the client: the DAMAGE extension reports the first change on the screen after each
+screenshot (one event, however much is drawn until the next), and property events a new focused
+window or title (a title alone may change no pixel); in between, the client sleeps. The screen
+counts as locked while the X screensaver is on (MIT-SCREEN-SAVER) or a screen locker of this
+user runs."""
+
+import os
 import select
+import time
 import zlib
 
 import mss
 from mss.exception import ScreenShotError
 from Xlib import X, Xatom, display, error
+from Xlib.ext import damage, screensaver
 
 from capture.desktop import DesktopError, FocusedWindow, Monitor, ScreenError, Shot
+from capture.lockers import locker_running
 
 
 class X11Desktop:
@@ -26,8 +35,19 @@ class X11Desktop:
             name: self.display.intern_atom(name)
             for name in ("_NET_ACTIVE_WINDOW", "_NET_WM_NAME", "UTF8_STRING")
         }
+        # The properties whose change is a new moment: the focused window, its title, its app.
+        self._moment_atoms = {self._atoms["_NET_ACTIVE_WINDOW"], self._atoms["_NET_WM_NAME"], Xatom.WM_NAME, Xatom.WM_CLASS}
         kwargs = {"display": display_name.encode()} if display_name else {}
         self._mss = mss.mss(**kwargs)
+        self._damage = None
+        if self.display.has_extension("DAMAGE"):
+            self.display.damage_query_version()  # the extension answers nothing before it is asked this
+            self._damage = self.root.damage_create(damage.DamageReportNonEmpty)
+        self.root.change_attributes(event_mask=X.PropertyChangeMask)
+        self._screensaver = self.display.has_extension("MIT-SCREEN-SAVER")
+        self._window_watched = 0  # the window whose title changes are reported
+        self._changed = True  # since the last screenshot, as far as X said
+        self._last: tuple[Monitor, Shot] | None = None
 
     def close(self) -> None:
         try:
@@ -50,20 +70,66 @@ class X11Desktop:
         return Monitor(number=number, name=str(number), x=area["left"], y=area["top"], width=area["width"], height=area["height"])
 
     def grab(self, monitor: Monitor) -> Shot:
+        """A screenshot; the last one again when X reported no change since (with DAMAGE only)."""
+        self._events_read()
+        if self._damage is not None and not self._changed and self._last and self._last[0] == monitor:
+            return self._last[1]
+        if self._damage is not None:
+            # The damage so far is in this screenshot: cleared (and what X reported of it read)
+            # before it is taken, so that only a change from now on is reported.
+            try:
+                self.display.damage_subtract(self._damage)
+                self.display.sync()
+            except (error.ConnectionClosedError, OSError) as exc:
+                raise self._gone(exc) from exc
+            self._events_read()
+        self._changed = False
         area = {"left": monitor.x, "top": monitor.y, "width": monitor.width, "height": monitor.height}
         try:
             raw = self._mss.grab(area)
         except Exception as exc:  # mss 10 reports a lost X connection as a bare AssertionError
+            self._changed = True
             self.alive_check()  # the X connection says whether the display is gone
             raise ScreenError(f"the screenshot failed: {exc!r}") from exc
         data = bytes(raw.bgra)
-        return Shot(width=raw.width, height=raw.height, bgra=data, checksum=zlib.crc32(data))
+        shot = Shot(width=raw.width, height=raw.height, bgra=data, checksum=zlib.crc32(data))
+        self._last = (monitor, shot)
+        return shot
+
+    def _events_read(self) -> bool:
+        """Handle the events X sent; True when one says the screen, the focus or a title changed."""
+        changed = False
+        try:
+            while self.display.pending_events():
+                event = self.display.next_event()
+                if isinstance(event, damage.DamageNotify):  # the next comes after the next screenshot's subtract
+                    changed = True
+                elif event.type == X.PropertyNotify and event.atom in self._moment_atoms:
+                    changed = True
+        except (error.ConnectionClosedError, OSError) as exc:
+            raise self._gone(exc) from exc
+        self._changed |= changed
+        return changed
 
     def change_wait(self, timeout_s: float, wake_fd: int) -> bool:
-        select.select([wake_fd], [], [], max(0.0, timeout_s))
-        return False
+        deadline = time.monotonic() + timeout_s
+        while not self._events_read():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            ready, _, _ = select.select([wake_fd, self.display], [], [], left)
+            if wake_fd in ready:
+                return False
+        return True
 
     def locked(self) -> str | None:
+        try:
+            if self._screensaver and self.root.screensaver_query_info().state == screensaver.StateOn:
+                return "the X screensaver is on"
+        except (error.ConnectionClosedError, OSError) as exc:
+            raise self._gone(exc) from exc
+        if locker := locker_running(os.getuid()):
+            return f"the screen is locked ({locker} runs)"
         return None
 
     # The focused window ----------------------------------------------------------------------
@@ -126,6 +192,9 @@ class X11Desktop:
             if window is None:
                 return FocusedWindow(app_name="", title="")
             wm_class = window.get_wm_class() or ("", "")
+            if window.id != self._window_watched:  # its title changes are reported from now on
+                window.change_attributes(event_mask=X.PropertyChangeMask, onerror=error.CatchError())
+                self._window_watched = window.id
             return FocusedWindow(app_name=wm_class[-1] or wm_class[0], title=self._title(window), window_id=window.id)
         except error.XError:
             return FocusedWindow(app_name="", title="")  # the window closed while it was read

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Records this Linux (X11) desktop into a MyRecall server: sets up capture/.venv with the client's
-# own short list of packages (not the server's), then runs `python -m capture` with your arguments.
+# Records this Linux desktop (X11, or sway on Wayland) into a MyRecall server: sets up
+# capture/.venv with the client's own short list of packages (not the server's), then runs
+# `python -m capture` with your arguments.
 # The token comes from a file only you can read, or MYRECALL_TOKEN, never the command line (`ps`
 # shows a command line to every account on the machine):
 #   bash scripts/capture.sh --url http://127.0.0.1:8000 --token-file ~/.myrecall-token

@@ -96,12 +96,13 @@ class Sway:
                    "-o", "colors.foreground=000000", "tail", "-n", "+1", "-f", str(text)]
         self.command("exec " + shlex.join(command))
 
-    def write(self, app_id: str, *lines: str, title: str | None = None) -> None:
-        """More lines in the app's window; a new title first when one is given (a terminal escape)."""
-        with open(self.dir / f"{app_id}.txt", "a") as text:
+    def write(self, app_id: str, *lines: str, title: str | bytes | None = None) -> None:
+        """More lines in the app's window; a new title first when one is given (a terminal escape;
+        bytes are set as they are, invalid UTF-8 too)."""
+        with open(self.dir / f"{app_id}.txt", "ab") as text:
             if title is not None:
-                text.write(f"\033]2;{title}\007")
-            text.write("".join(f"{line}\n" for line in lines))
+                text.write(b"\033]2;" + (title if isinstance(title, bytes) else title.encode()) + b"\007")
+            text.write("".join(f"{line}\n" for line in lines).encode())
 
     def close(self) -> None:
         if self.proc.poll() is None:

@@ -371,17 +371,23 @@ def test_sigint_to_a_background_client_or_sigterm_ends_it_with_one_line_and_the_
     assert f"stopped by {sig.name}: 0 frame(s) sent; {kept} frame(s) kept in the spool" in after[0] and "(exit code 0)" in after[0]
 
 
-def test_a_lost_display_ends_the_client_with_one_line_and_exit_code_5(desktop, tmp_path):
-    desktop.show("Displayword lantern", title="Display — Memowin")
+def desktop_lost(desktop, tmp_path, end, gone: str) -> None:
+    """The client, spooling (no server), ends with one line that says `gone` and exit code 5 once
+    end() ends its desktop, every frame it took kept in the spool."""
     state = tmp_path / "state"
     client = Client(desktop, state, url=f"http://127.0.0.1:{port_pick()}", token="placeholder", args=["--report-every", "2"])
     assert client.reports_wait(1)[-1]["spooled"] >= 1, client.output()
-    desktop.xvfb.kill()
+    end()
     code, after = client.ended()
     kept = len(list((state / "spool").glob("*.png")))
     assert code == 5 and len(after) == 1 and kept >= 1, client.output()
-    assert f"the X display {desktop.display} went away" in after[0]
+    assert gone in after[0]
     assert f"{kept} frame(s) kept in the spool" in after[0] and "(exit code 5)" in after[0]
+
+
+def test_a_lost_display_ends_the_client_with_one_line_and_exit_code_5(desktop, tmp_path):
+    desktop.show("Displayword lantern", title="Display — Memowin")
+    desktop_lost(desktop, tmp_path, desktop.xvfb.kill, f"the X display {desktop.display} went away")
 
 
 def test_without_an_address_it_says_it_sends_to_the_local_server_before_it_asks_for_a_token(desktop, tmp_path):

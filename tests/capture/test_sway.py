@@ -11,9 +11,9 @@ import pytest
 
 from capture.desktop import SWAY, X11, desktop_kind
 from tests.capture.sway import Sway
-from tests.capture.test_client import Client, found, run_client
+from tests.capture.test_client import Client, desktop_lost, found, run_client
 from tests.live import wait_for
-from tests.server import REPO, LiveServer, port_pick
+from tests.server import REPO, LiveServer
 
 
 @pytest.fixture(scope="module")
@@ -97,15 +97,7 @@ def test_the_second_monitor_on_sway_is_captured_with_monitor_2(server, tmp_path)
 def test_sway_going_away_ends_the_client_with_one_line_and_exit_code_5(sway, tmp_path):
     sway.window("editor", "Notes", "Endword lantern")
     focus_wait(sway, "editor", "Notes")
-    state = tmp_path / "state"
-    client = Client(sway, state, url=f"http://127.0.0.1:{port_pick()}", token="placeholder", args=["--report-every", "2"])
-    assert client.reports_wait(1)[-1]["spooled"] >= 1, client.output()
-    sway.proc.kill()
-    code, after = client.ended()
-    kept = len(list((state / "spool").glob("*.png")))
-    assert code == 5 and len(after) == 1 and kept >= 1, client.output()
-    assert f"the sway session at {sway.dir}/{sway.wayland} went away" in after[0]
-    assert f"{kept} frame(s) kept in the spool" in after[0] and "(exit code 5)" in after[0]
+    desktop_lost(sway, tmp_path, sway.proc.kill, f"the sway session at {sway.dir}/{sway.wayland} went away")
 
 
 def test_a_sway_session_is_recorded_through_sway_though_it_also_sets_an_x_display():
@@ -158,3 +150,20 @@ def test_nothing_is_captured_while_a_screen_locker_runs_on_sway(sway, server, tm
         assert found(server, "Nightowlet"), client.output()
     finally:
         assert client.stop() == 0
+
+
+def test_a_title_of_thousands_of_characters_or_invalid_utf8_is_stored_clipped_not_lost(sway, server, tmp_path):
+    sway.window("editor", "Short", "Longtitleword harbour")
+    focus_wait(sway, "editor", "Short")
+    client = Client(sway, tmp_path / "state", url=server.url, token=server.token)
+    try:
+        assert found(server, "Longtitleword"), client.output()
+        sway.write("editor", "Badbyteword meadow", title=b"Report \xff\xfe draft " + b"x" * 10_000)
+        hits = found(server, "Badbyteword")
+        assert hits, client.output()
+        title = hits[0]["window_name"]
+        # The server takes titles of up to 1,024 characters; the bytes that are not UTF-8 read as U+FFFD.
+        assert title.startswith("Report \ufffd\ufffd draft xxx") and len(title) == 1024, title[:40]
+    finally:
+        assert client.stop() == 0
+    assert "refused" not in client.output()

@@ -1,0 +1,61 @@
+"""The capture client on X11 beyond the timer: a change on the screen (the DAMAGE extension) or
+of the focused window's title (a property event; no window manager draws titles on Xvfb) is
+captured at once, not at the next interval; nothing is taken while the X screensaver is on."""
+
+import time
+
+import pytest
+from Xlib import X, display
+
+from tests.capture.test_client import APP, Client, found
+from tests.live import wait_for
+from tests.server import LiveServer
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    with LiveServer(tmp_path_factory.mktemp("x11") / "data", env={"MYRECALL_DEDUP_MAX_DISTANCE": "-1"}) as live:
+        yield live
+
+
+def stored(server, device: str) -> list[tuple[str, str]]:
+    return server.rows("SELECT app_name, window_name FROM frames_frame WHERE device_name = ? ORDER BY timestamp, id", (device,))
+
+
+def test_on_x11_a_change_is_captured_at_once_not_at_the_next_interval(desktop, server, tmp_path):
+    desktop.show("Gorsewhistle opening line", title="Draft one — Memowin")
+    client = Client(desktop, tmp_path / "state", url=server.url, token=server.token, args=["--interval", "600", "--device", "onchange"])
+    try:
+        assert found(server, "Gorsewhistle"), client.output()
+        desktop.show("Gorsewhistle opening line", "Thimbleroot second line", title="Draft one — Memowin")
+        hits = found(server, "Thimbleroot", timeout_s=30)
+        assert hits and hits[0]["app_name"] == APP, client.output()
+        desktop.show("Gorsewhistle opening line", "Thimbleroot second line", title="Draft two — Memowin")  # the title alone
+        wait_for(lambda: (APP, "Draft two — Memowin") in stored(server, "onchange"), timeout_s=30)
+    finally:
+        assert client.stop() == 0
+
+
+def screensaver(desktop, mode: int) -> None:
+    x = display.Display(desktop.display)
+    x.force_screen_saver(mode)
+    x.sync()
+    x.close()
+
+
+def test_nothing_is_captured_while_the_x_screensaver_is_on(desktop, server, tmp_path):
+    desktop.show("Pipistrelle evening notes", title="Notes — Memowin")
+    client = Client(desktop, tmp_path / "state", url=server.url, token=server.token, args=["--report-every", "1", "--device", "saver"])
+    try:
+        assert found(server, "Pipistrelle"), client.output()
+        screensaver(desktop, X.ScreenSaverActive)
+        wait_for(lambda: "the X screensaver is on" in client.output(), timeout_s=30)
+        before = len(stored(server, "saver"))
+        desktop.show("Mothwhisper private notes", title="Private — Memowin")
+        time.sleep(4)
+        assert len(stored(server, "saver")) == before and found(server, "Mothwhisper", timeout_s=1) == [], client.output()
+        assert any("the X screensaver is on; 0 frame(s) sent" in r["line"] for r in client.reports()), client.output()
+        screensaver(desktop, X.ScreenSaverReset)
+        assert found(server, "Mothwhisper"), client.output()
+    finally:
+        assert client.stop() == 0
