@@ -50,10 +50,10 @@ TOKEN_HOW = ("put it in a file only you can read and pass --token-file FILE, or 
 # What the client writes in its state dir (capture.private tightens these and nothing else there).
 STATE_FILES = ("paused", "rules.json", "spool", "spool/*")
 
-# On a desktop that tells of changes, a change after a still moment is looked at this long after
-# it (a window switch draws for a few frames); one already there when the client starts waiting
-# (the screen kept changing: someone types) this long after the last look, so a busy screen costs
-# a look every BUSY_GAP_S, with what changed meanwhile in it.
+# On a desktop that tells of changes, a change is looked at QUIET_GAP_S after it (a window switch
+# draws for a few frames). When a change is already there as the client starts waiting, twice in
+# a row (the screen keeps changing: someone types), the next look is BUSY_GAP_S after the last, so
+# a busy screen costs a look every BUSY_GAP_S, with what changed meanwhile in it.
 QUIET_GAP_S = 0.1
 BUSY_GAP_S = 2.0
 BUSY_WAIT_S = 0.05  # a change reported within this of the wait's start was there already
@@ -420,6 +420,7 @@ class Client:
         display_lost = None
         try:
             next_tick = next_report = time.monotonic()
+            pending = 0  # looks in a row whose change was there as the wait began
             next_report += self.config.report_s
             while not self.stopping.is_set():
                 # The report before this tick's screenshot: a frame taken a moment ago is not yet waiting.
@@ -442,9 +443,12 @@ class Client:
                 if not self.stopping.is_set() and desktop.change_wait(delay, self._wake_read):
                     # A change before the tick: looked at after the gap, and the ticks count from that look.
                     now = time.monotonic()
-                    at = looked + BUSY_GAP_S if now - waiting < BUSY_WAIT_S else now + QUIET_GAP_S
+                    pending = pending + 1 if now - waiting < BUSY_WAIT_S else 0
+                    at = looked + BUSY_GAP_S if pending >= 2 else now + QUIET_GAP_S
                     select.select([self._wake_read], [], [], max(0.0, at - now))
                     next_tick = time.monotonic()
+                else:
+                    pending = 0
         except DesktopError as exc:
             display_lost = exc
         finally:

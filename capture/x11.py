@@ -43,6 +43,8 @@ class X11Desktop:
         if self.display.has_extension("DAMAGE"):
             self.display.damage_query_version()  # the extension answers nothing before it is asked this
             self._damage = self.root.damage_create(damage.DamageReportNonEmpty)
+        # python-xlib gives each display its own copy of an extension's event class: known by its code.
+        self._damage_event = getattr(self.display.extension_event, "DamageNotify", None)
         self.root.change_attributes(event_mask=X.PropertyChangeMask)
         self._screensaver = self.display.has_extension("MIT-SCREEN-SAVER")
         self._window_watched = 0  # the window whose title changes are reported
@@ -102,7 +104,7 @@ class X11Desktop:
         try:
             while self.display.pending_events():
                 event = self.display.next_event()
-                if isinstance(event, damage.DamageNotify):  # the next comes after the next screenshot's subtract
+                if event.type == self._damage_event:  # the next comes after the next screenshot's subtract
                     changed = True
                 elif event.type == X.PropertyNotify and event.atom in self._moment_atoms:
                     changed = True

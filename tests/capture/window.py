@@ -23,7 +23,8 @@ def refresh():
         data = None
     if data and data != shown:
         shown = data
-        root.title(data.get("title", ""))
+        if root.title() != data.get("title", ""):  # set again, the same title would still be a property change
+            root.title(data.get("title", ""))
         label.configure(text="\n".join(data.get("lines", [])))
         root.geometry(f"{data.get('width', 1000)}x{data.get('height', 500)}+0+0")
         root.focus_force()
