@@ -323,8 +323,9 @@ def semantic_finish(plan: SemanticPlan, fetched: SemanticFetched) -> list[tuple[
     relevance = fetched.relevance
     best: dict[int, float] = {}  # frame -> its nearest chunk's distance plus its script's pull
     best_chunk: dict[int, int] = {}  # frame -> that chunk's number
-    stand_out: dict[int, float | None] = {}  # frame -> its best chunk z (None: no record)
-    similarities: dict[tuple[int, int], float] = {}  # (frame, chunk) -> its similarity, for the chunks read with a record
+    # (frame, chunk) -> its similarity, for the chunks read with a record: their z (search.relevance)
+    # is worked out for the candidates judged only, not for the thousands of entries read.
+    similarities: dict[tuple[int, int], float] = {}
     records: dict[int, bytes | None] = {}
     admitted: dict[int, bool] = {}  # frame -> its day's filters admit it (a frame is in one day)
     short: list[_Deeper] = []  # the days not read to their end
@@ -352,13 +353,8 @@ def semantic_finish(plan: SemanticPlan, fetched: SemanticFetched) -> list[tuple[
                 if adjusted < best.get(frame_id, 9.0):
                     best[frame_id] = adjusted
                     best_chunk[frame_id] = chunk
-                z = chunk_z(record, 1 - distance, relevance.language) if relevance else None
-                if z is not None:
+                if record is not None and relevance:  # a z can be had (only the candidates' are taken)
                     similarities[(frame_id, chunk)] = 1 - distance
-                if z is not None and (stand_out.get(frame_id) is None or z > stand_out[frame_id]):
-                    stand_out[frame_id] = z
-                else:
-                    stand_out.setdefault(frame_id, None)
 
         for read, found in zip(plan.reads, fetched.found):
             take(found, read.filters, admit=read.admit)
@@ -405,6 +401,7 @@ def semantic_finish(plan: SemanticPlan, fetched: SemanticFetched) -> list[tuple[
     if floor is None:
         judged = _judged(plan.q, ranked[: max(n, CANDIDATES)], records, similarities, relevance)
         if judged is None:  # the second model could not answer: the index's model alone decides
+            stand_out = _stand_out(similarities, records, relevance)
             ranked = select([(frame_id, distance, stand_out.get(frame_id)) for frame_id, distance in ranked])
         else:
             ranked, judged_shown, plan.agreement = judged
@@ -418,6 +415,21 @@ def semantic_finish(plan: SemanticPlan, fetched: SemanticFetched) -> list[tuple[
         if 0 <= number < len(passages):
             plan.passages[frame_id] = passages[number][1]
     return ranked
+
+
+def _stand_out(
+    similarities: dict[tuple[int, int], float], records: dict[int, bytes | None], relevance: QueryRelevance | None
+) -> dict[int, float]:
+    """Each frame's best chunk z over the chunks read with a record (a frame without one is left
+    out: search.relevance.select takes it for a frame with no record)."""
+    best: dict[int, float] = {}
+    if relevance is None:
+        return best
+    for (frame_id, chunk), similarity in similarities.items():
+        z = chunk_z(chunk_record(records.get(frame_id), chunk), similarity, relevance.language)
+        if z is not None and z > best.get(frame_id, -math.inf):
+            best[frame_id] = z
+    return best
 
 
 def _passages_read(ranked: list[tuple[int, float]]) -> dict[int, list[tuple[str, str]]]:
@@ -489,7 +501,10 @@ def _judged(
     first_floor = deviations_floor(value for frame_id in ids for value in record_deviations(records.get(frame_id), language))
     first: dict[int, float] = {}  # frame -> its best z by the index's model, over the chunks read
     first_z: dict[tuple[int, int], float] = {}
+    among = set(ids)
     for (frame_id, chunk), similarity in similarities.items():
+        if frame_id not in among:
+            continue
         z = chunk_z(chunk_record(records.get(frame_id), chunk), similarity, language, first_floor)
         if z is not None:
             first_z[(frame_id, chunk)] = z
