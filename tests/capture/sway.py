@@ -25,9 +25,13 @@ def account() -> pwd.struct_passwd:
     try:
         return pwd.getpwnam(USER)
     except KeyError:
-        subprocess.run(["useradd", "--system", "--user-group", "--no-create-home", "--home-dir", "/nonexistent",
-                        "--shell", "/usr/sbin/nologin", USER], check=True, capture_output=True)
-        return pwd.getpwnam(USER)
+        # Not checked: another test process may have made it meanwhile; getpwnam says whether it is there.
+        made = subprocess.run(["useradd", "--system", "--user-group", "--no-create-home", "--home-dir", "/nonexistent",
+                               "--shell", "/usr/sbin/nologin", USER], capture_output=True, text=True)
+        try:
+            return pwd.getpwnam(USER)
+        except KeyError:
+            raise RuntimeError(f"cannot make the account {USER} for sway: {made.stderr}") from None
 
 
 class Sway:
@@ -103,6 +107,15 @@ class Sway:
             if title is not None:
                 text.write(b"\033]2;" + (title if isinstance(title, bytes) else title.encode()) + b"\007")
             text.write("".join(f"{line}\n" for line in lines).encode())
+
+    def signal(self, program: str, signum: int) -> None:
+        """Send the signal to the session's processes running this program (`swaylock`)."""
+        for proc in Path("/proc").iterdir():
+            try:
+                if proc.name.isdigit() and proc.stat().st_uid == self.user.pw_uid and (proc / "comm").read_text().strip() == program:
+                    os.kill(int(proc.name), signum)
+            except OSError:
+                continue  # ended meanwhile
 
     def close(self) -> None:
         if self.proc.poll() is None:

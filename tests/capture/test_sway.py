@@ -3,6 +3,7 @@
 title read through sway's IPC, posted to a live server, read by its OCR and found by search; a
 new title, another window, the second monitor; exclusions and pause; sway going away."""
 
+import signal
 import subprocess
 import sys
 import time
@@ -146,7 +147,7 @@ def test_nothing_is_captured_while_a_screen_locker_runs_on_sway(sway, server, tm
         time.sleep(4)
         assert len(titles(server)) == stored and found(server, "Nightowlet", timeout_s=1) == [], client.output()
         assert any("the screen is locked (swaylock runs); 0 frame(s) sent" in r["line"] for r in client.reports()), client.output()
-        subprocess.run(["pkill", "-USR1", "-x", "swaylock", "-u", sway.user.pw_name], check=True)  # swaylock unlocks on SIGUSR1
+        sway.signal("swaylock", signal.SIGUSR1)  # swaylock unlocks on SIGUSR1
         assert found(server, "Nightowlet"), client.output()
     finally:
         assert client.stop() == 0
