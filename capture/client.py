@@ -1,6 +1,7 @@
 """The capture loop: every interval (and, on a desktop that tells of changes, soon after each
-change), unless paused, the screen is locked or the focused window is excluded, a screenshot of the monitor with the focused window's app and title goes into the spool when a
-pixel changed since the last one, or the app, the window title or the page address the browser's
+change), unless paused, the screen is locked or the focused window is excluded, a screenshot of
+the monitor with the focused window's app and title goes into the spool when a pixel changed
+since the last one, or the app, the window title or the page address the browser's
 extension reported did (a new page in a browser whose pixels look the same is a new moment,
 stored with its own title and address); an uploader thread sends
 the spool to the server in capture order, reads the server's privacy rules every RULES_REFRESH_S,
@@ -225,9 +226,10 @@ class Client:
         return "excluded"
 
     def capture_once(self, desktop: Desktop, monitor: Monitor) -> str:
-        """One tick: what it did ("sent to spool", "unchanged", "excluded", "paused"). The window is
-        read before and after the screenshot: when the focus or the title changed meanwhile (the
-        pixels may be the new window's), the new window is judged and taken again."""
+        """One look: what it did ("sent to spool", "unchanged", "excluded", "paused", also while the
+        screen is locked). The window is read before and after the screenshot: when the focus or the
+        title changed meanwhile (the pixels may be the new window's), the new window is judged and
+        taken again."""
         self._locked = desktop.locked()
         if reason := self.paused() or self._locked:
             desktop.alive_check()  # nothing is read while paused, but a lost desktop still ends the client
