@@ -10,6 +10,7 @@ Exports:
   background), the fetch only the vector index.
 - semantic_total(filters, found): how many frames of the range are matches at some distance.
 - vectors_warm, WARM_DAYS: have the index load the recent days' collections.
+- judging_warm_up: load the everyday questions and the second model a search's judging needs.
 - The cost model of how each day's collection is read (ENTRIES_PER_FRAME, OPEN_COST_MS,
   IDS_COST_MS and their growth, VECTOR_IDS_MAX, VECTOR_IDS_EXACT, OVERFETCH_MAX,
   FIRST_READ_MARGIN; see semantic_plan and semantic_finish).
@@ -583,18 +584,26 @@ def _ids(cursor, filters: Filters) -> list[int]:
 WARM_DAYS = 7
 
 
+def judging_warm_up() -> None:
+    """Load what deciding which frames count needs besides the index's model, so that neither a
+    memory's first frames nor its first search wait for it (about 3 s on 2 cores): the everyday
+    questions search.relevance measures against, and the second model with its own reading of
+    them (search.crosscheck). Raises EmbeddingError when the embedder cannot answer."""
+    background()
+    crosscheck_warm_up()
+
+
 def vectors_warm(*, days: int = WARM_DAYS) -> int:
     """Have the vector index load the collections of the last `days` days that hold vectors: the
     first search of a day after the index starts reads its collection from disk (bench/
-    search_hybrid.py measures it), and recent days are what people search most. Returns how
-    many it read."""
+    search_hybrid.py measures it), and recent days are what people search most; and load what
+    judging a search needs (judging_warm_up), in a new memory too. Returns how many days it read."""
+    judging_warm_up()
     key = embedder_info().key
     present = days_present(embedder_key=key, expect_day=day_of(int(time.time() * 1000)))
     if not present:
         return 0
     embedding = embed_query("what was on my screen")
-    background()  # the everyday questions search.relevance measures against
-    crosscheck_warm_up()  # and the second model, with its own reading of them
     for day in present[-days:]:
         day_query(embedder_key=key, day=day, embedding=embedding, n=1)
     return len(present[-days:])

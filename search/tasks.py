@@ -5,7 +5,7 @@ from django_tasks import task
 
 from myrecall import priorities
 from search.embeddings import EmbeddingError, embedder_warm_up
-from search.semantic import vectors_warm
+from search.semantic import judging_warm_up, vectors_warm
 from search.services import (
     EMBED_BATCH_FRAMES_WORKER,
     frames_vectors_requeue,
@@ -65,8 +65,15 @@ def vectors_migration_start() -> str | None:
 
 
 def embedder_ready_line() -> str:
-    """Worker start-up: load the embedding model before the first frame."""
-    return embedder_warm_up()
+    """Worker start-up: load the embedding model before the first frame, and what embedding a
+    frame reads besides it (search.semantic.judging_warm_up: the relevance records and the second
+    model's reading are written with each frame's vectors)."""
+    line = embedder_warm_up()
+    try:
+        judging_warm_up()
+    except EmbeddingError:
+        pass  # the line above says the embedder is not ready; the first frame tries again
+    return line
 
 
 def vectors_warm_report() -> None:

@@ -493,3 +493,24 @@ def test_hybrid_scores_are_on_one_scale_whether_or_not_meaning_found_anything(sc
     assert alone.hits[0].score == round(1 / 61, 6)
     # Keyword mode keeps the keyword side's own score.
     assert search_run(q="Rechnung", filters=filters, mode="keyword", limit=10, offset=0).hits[0].score > 1
+
+
+@pytest.mark.django_db
+def test_worker_start_and_web_start_load_what_judging_needs(monkeypatch):
+    """The everyday questions (search.relevance) and the second model (search.crosscheck) load at
+    the worker's start and in the web server's warm-up, in a memory with no vectors yet too: a new
+    memory's first frames and first search do not wait about 3 s for them."""
+    from search import crosscheck, relevance
+
+    def unloaded() -> None:
+        monkeypatch.setattr(relevance, "_background", {})
+        monkeypatch.setattr(crosscheck, "_model", None)
+        assert not relevance.background_ready() and not crosscheck.crosscheck_ready()
+
+    unloaded()
+    assert tasks.embedder_ready_line().startswith("embedder ")
+    assert relevance.background_ready() and crosscheck.crosscheck_ready()
+    unloaded()
+    assert not FrameVectors.objects.exists()
+    assert semantic.vectors_warm() == 0  # no day holds vectors yet
+    assert relevance.background_ready() and crosscheck.crosscheck_ready()
