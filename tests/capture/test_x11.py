@@ -19,7 +19,7 @@ def server(tmp_path_factory):
 
 
 def stored(server, device: str) -> list[tuple[str, str]]:
-    return server.rows("SELECT app_name, window_name FROM frames_frame WHERE device_name = ? ORDER BY timestamp, id", (device,))
+    return server.rows("SELECT app_name, window_name FROM frames_frame WHERE device_name = %s ORDER BY timestamp, id", (device,))
 
 
 def test_on_x11_a_change_is_captured_at_once_not_at_the_next_interval(desktop, server, tmp_path):
