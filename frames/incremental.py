@@ -236,8 +236,8 @@ def _rects_join(rects: list[list[int]], *, blocked: np.ndarray) -> list[list[int
     return _rects_union(rects, joinable=joinable)
 
 
-def _rects_close(rects: list[list[int]], *, ink: np.ndarray, placements: list[_Placement]) -> list[list[int]]:
-    """Grow rectangles over ink and over whole previous lines they touch, merging as they meet.
+def _growth_paths(ink: np.ndarray, placements: list[_Placement]) -> tuple[np.ndarray, np.ndarray]:
+    """The ink crops grow along (_rects_close): sideways, and up and down.
 
     Ink alone would join a terminal's or an editor's lines into one crop of the whole screen:
     lines stand a pixel or two apart, and a border or a column of line numbers runs down the
@@ -251,6 +251,15 @@ def _rects_close(rects: list[list[int]], *, ink: np.ndarray, placements: list[_P
     for place in placements:
         if place.matched:
             down[place.box[1] : place.box[3], place.box[0] : place.box[2]] = False
+    return across, down
+
+
+def _rects_close(
+    rects: list[list[int]], *, paths: tuple[np.ndarray, np.ndarray], placements: list[_Placement]
+) -> list[list[int]]:
+    """Grow rectangles along `paths` (_growth_paths) and over whole previous lines they touch,
+    merging as they meet."""
+    across, down = paths
     for _ in range(GROW_ROUNDS):
         grown = []
         for rect in rects:
@@ -360,10 +369,11 @@ def regions_plan(
     left_pixels = change.changed & change.shifted if change.shift else change.changed
     rects = [_rect_tighten(rect, left_pixels) for rect in _tiles_to_rects(tiles=unexplained, shape=(height, width))]
     carried: dict[int, _Placement] = {}
+    paths = _growth_paths(ink, placements)  # once: each round below grows along the same ink
     for _ in range(GROW_ROUNDS):
         if len(rects) > MAX_CROPS:  # changes scattered all over (an animation): not worth the calls
             return RegionPlan(full_pass=True, shift=shifts[-1])
-        rects = _rects_close(rects, ink=ink, placements=placements)
+        rects = _rects_close(rects, paths=paths, placements=placements)
         carried = {}
         # In place first: repeated content can match both in place and scrolled; one copy is kept.
         # (Lines placed by one mapping overlap only where they did before: on a dense terminal the
