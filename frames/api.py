@@ -88,6 +88,7 @@ def frame_metadata(request: HttpRequest, frame_id: int, query: NoQuery):
         "frame_id": frame.id,
         "timestamp": frame.timestamp,
         "device_name": frame.device_name,
+        "monitor": frame.monitor or "",
         "client_frame_id": frame.client_frame_id,
         "app_name": frame.app_name,
         "window_name": frame.window_name,

@@ -50,6 +50,12 @@ class Frame(models.Model):
 
     timestamp = models.DateTimeField(db_index=True)
     device_name = models.CharField(max_length=255, default="default")
+    # Null, not "", when not said: a column that may be null is added to a table of millions of
+    # frames in place (SQLite copies the whole table to add one that may not).
+    monitor = models.CharField(
+        max_length=100, null=True, blank=True,
+        help_text="The device's monitor the screenshot is of, by the desktop's name for it (\"DP-1\"); null when not said. A device's monitors are separate screens: each frame is compared with and stored against frames of its own monitor.",
+    )
     client_frame_id = models.CharField(max_length=255, null=True, blank=True)
     app_name = models.CharField(max_length=512, blank=True, default="")
     window_name = models.CharField(max_length=1024, blank=True, default="")
@@ -256,6 +262,7 @@ class CaptureReport(models.Model):
     excluded = models.PositiveIntegerField(help_text="Ticks not captured: an excluded app or window had the focus.")
     spooled = models.PositiveIntegerField(help_text="Frames waiting in the client's spool at the report.")
     paused = models.BooleanField()
+    locked = models.CharField(max_length=200, blank=True, default="", help_text="Why the client takes no screenshots: the screen is locked, and how it knows; empty when not.")
     client = models.CharField(max_length=100, blank=True, default="", help_text="The reporting program and its version.")
     stopped = models.CharField(max_length=200, blank=True, default="", help_text="Why the client ended, in its last report; empty while it runs.")
 

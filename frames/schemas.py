@@ -37,6 +37,10 @@ class FrameIn(InputSchema):
     browser_url: str = Field("", max_length=4096)
     focused: NullableTextBool = Field(None, description="Whether the window had the focus; omitted (or null) when unknown.")
     device_name: str = Field("default", max_length=255)
+    monitor: str = Field(
+        "", max_length=100,
+        description="Which of the device's monitors the screenshot is of (the desktop's name for it, e.g. DP-1); empty when it has one or does not say. Each monitor's frames are compared with that monitor's.",
+    )
     client_frame_id: str | None = Field(
         None, max_length=255, description="The client's own id for this capture: a retry with the same device_name and client_frame_id is stored once."
     )
@@ -75,6 +79,7 @@ class FrameMetadataOut(Schema):
     frame_id: int
     timestamp: datetime
     device_name: str
+    monitor: str = Field(description="The device's monitor it shows; empty when not said.")
     client_frame_id: str | None
     app_name: str
     window_name: str
@@ -169,6 +174,10 @@ class CaptureReportIn(BodySchema):
     excluded: PeriodCount = Field(description="Times nothing was captured because an excluded app or window had the focus.")
     spooled: PeriodCount = Field(description="Frames waiting in the client's spool (the server could not be reached, or not yet sent).")
     paused: bool = Field(description="Whether capture is paused (on the client, or by the server's Settings).")
+    locked: str = Field(
+        "", max_length=200,
+        description="Why no screenshot is taken now: the screen is locked, and how the client knows (e.g. 'the screen is locked (swaylock runs)'); empty when it is not.",
+    )
     client: str = Field("", max_length=100, description="The reporting program and its version, e.g. myrecall-capture/1.")
     stopped: str = Field(
         "", max_length=200,
@@ -185,6 +194,7 @@ class CaptureReportOut(Schema):
     excluded: int
     spooled: int
     paused: bool
+    locked: str
     client: str
     stopped: str
 

@@ -56,13 +56,18 @@ def frame_context(*, frame: Frame, before: int, after: int) -> tuple[list[Frame]
     )
 
 
+def screen_frames(device_name: str, monitor: str | None, frames=None):
+    """The frames of one screen: a device's frames of one monitor (frames that do not say which
+    count as one screen of their own), among `frames` (a queryset) when given."""
+    return (Frame.objects.all() if frames is None else frames).filter(device_name=device_name, monitor=monitor or None)
+
+
 def frames_read_latest(*, frame: Frame, limit: int) -> list[tuple[Frame, bytes | None]]:
-    """The device's latest frames before this one that were read, of its size, newest first, each
-    with its screen signature when it is still kept (FrameSignature). Their OCR rows are not read
-    here: only the one chosen to read against needs its lines."""
+    """The latest frames of its screen (screen_frames) before this one that were read, of its
+    size, newest first, each with its screen signature when it is still kept (FrameSignature).
+    Their OCR rows are not read here: only the one chosen to read against needs its lines."""
     frames = list(
-        Frame.objects.filter(
-            device_name=frame.device_name,
+        screen_frames(frame.device_name, frame.monitor).filter(
             timestamp__lt=frame.timestamp,
             ocr_status=OcrStatus.DONE,
             width=frame.width,

@@ -42,6 +42,7 @@ from frames.selectors import (
     frames_read_before_newest,
     frames_read_latest,
     images_old,
+    screen_frames,
     ocr_lines_old,
     ocr_text_old,
     privacy_rules,
@@ -111,6 +112,7 @@ def frame_ingest(
     image_bytes: bytes,
     timestamp: float,
     device_name: str = "default",
+    monitor: str = "",
     app_name: str = "",
     window_name: str = "",
     browser_url: str = "",
@@ -120,8 +122,8 @@ def frame_ingest(
 ) -> IngestResult:
     """Store one screenshot and queue its OCR.
 
-    Idempotent on (device_name, client_frame_id); a near-duplicate of the device's
-    previous frame, with the same app and window title, is not stored. The image file and the
+    Idempotent on (device_name, client_frame_id); a near-duplicate of the previous frame of the
+    device's monitor (its screen: screen_frames), with the same app and window title, is not stored. The image file and the
     row land together or not at all.
     A live frame's OCR goes ahead of the backlog; an imported one (a folder import or the
     watched folder) or one taken over LIVE_MAX_AGE_S ago (a resend) waits its turn in it.
@@ -138,6 +140,7 @@ def frame_ingest(
             "Upload too large.", extra={"max_bytes": settings.MAX_UPLOAD_BYTES, "bytes": len(image_bytes)}, status_code=413
         )
     device_name = device_name or "default"
+    monitor = monitor.strip() or None
     client_frame_id = client_frame_id or None
     if excluded := exclusion_find(privacy_rules(), app_name=app_name, window_name=window_name, browser_url=browser_url):
         raise ApplicationError(
@@ -150,12 +153,12 @@ def frame_ingest(
 
     image = image_decode(image_bytes)
     phash = image_hash(image)
-    if settings.DEDUP_MAX_DISTANCE >= 0 and (previous := _previous_signature(device_name, ts, app_name, window_name, browser_url)):
+    if settings.DEDUP_MAX_DISTANCE >= 0 and (previous := _previous_signature(device_name, monitor, ts, app_name, window_name, browser_url)):
         distance = hash_distance(previous[1], phash)
         if distance <= settings.DEDUP_MAX_DISTANCE:
             return IngestResult(status="duplicate", frame_id=None, duplicate_of=previous[0], distance=distance)
 
-    staged = storage.image_stage(image, timestamp=ts, quality=settings.IMAGE_QUALITY, bases=_image_bases(device_name, ts, image.size), exact=settings.IMAGE_EXACT)
+    staged = storage.image_stage(image, timestamp=ts, quality=settings.IMAGE_QUALITY, bases=_image_bases(device_name, monitor, ts, image.size), exact=settings.IMAGE_EXACT)
     try:
         with transaction.atomic():
             # Locked, so that a deletion storing its base again waits for this frame, and sees it.
@@ -176,6 +179,7 @@ def frame_ingest(
             frame = Frame.objects.create(
                 timestamp=ts,
                 device_name=device_name,
+                monitor=monitor,
                 client_frame_id=client_frame_id,
                 app_name=app_name or "",
                 window_name=window_name or "",
@@ -218,14 +222,14 @@ def frame_ingest(
 SIGNATURE_KEEP_S = 3600.0
 
 
-def _previous_signature(device_name: str, ts: datetime, app_name: str, window_name: str, browser_url: str = "") -> tuple[int, bytes] | None:
-    """The device's frame just before ts (the latest at or before it, then by id) and its signature:
+def _previous_signature(device_name: str, monitor: str | None, ts: datetime, app_name: str, window_name: str, browser_url: str = "") -> tuple[int, bytes] | None:
+    """The screen's frame just before ts (the latest at or before it, then by id) and its signature:
     the one kept for its recent frames, or, for an older frame (one that arrives out of order
     compares with it), made again from its stored image. None when that frame shows another app,
     window title or (when the new frame names one) page address: a new title or address on the
     same pixels (a browser's next page) is a new moment, kept."""
     previous = (
-        Frame.objects.filter(device_name=device_name, timestamp__lte=ts)
+        screen_frames(device_name, monitor).filter(timestamp__lte=ts)
         .order_by("-timestamp", "-id")
         .values_list("id", "image_path", "app_name", "window_name", "browser_url")
         .first()
@@ -261,12 +265,12 @@ def _signature_keep(frame: Frame, phash: bytes) -> None:
 IMAGE_BASE_SPAN = timedelta(hours=1)
 
 
-def _image_bases(device_name: str, ts: datetime, size: tuple[int, int], *, others=None) -> list[storage.Base]:
-    """What a new frame may be stored against: the device's frame just before ts (stored in any
-    form: frames.storage bounds the chain), then its latest frames stored whole; of this size,
-    newest first; among `others` (a queryset of frames) when given."""
-    recent = (Frame.objects.all() if others is None else others).filter(
-        device_name=device_name, timestamp__lte=ts, timestamp__gte=ts - IMAGE_BASE_SPAN, width=size[0], height=size[1]
+def _image_bases(device_name: str, monitor: str | None, ts: datetime, size: tuple[int, int], *, others=None) -> list[storage.Base]:
+    """What a new frame may be stored against: its screen's frame just before ts (stored in any
+    form: frames.storage bounds the chain), then the screen's latest frames stored whole; of this
+    size, newest first; among `others` (a queryset of frames) when given."""
+    recent = screen_frames(device_name, monitor, others).filter(
+        timestamp__lte=ts, timestamp__gte=ts - IMAGE_BASE_SPAN, width=size[0], height=size[1]
     ).order_by("-timestamp", "-id")
     rows = list(recent.values_list("id", "image_path")[:1])
     rows += [row for row in recent.filter(image_base__isnull=True).values_list("id", "image_path")[: storage.BASES] if row not in rows]
@@ -441,12 +445,12 @@ def frames_reread(
     while chunk := frames_read_before_newest(
         reader=reading.READER_VERSION, limit=REREAD_CHUNK, since=since, until=until, skip=left
     ):
-        before: dict[tuple[str, int, int], tuple[Frame, np.ndarray, list[ocr.OcrLine]]] = {}
+        before: dict[tuple[str, str | None, int, int], tuple[Frame, np.ndarray, list[ocr.OcrLine]]] = {}
         for frame in chunk:
             started = time.perf_counter()
             try:
                 image = frame_image_load(frame)
-                base = before.get((frame.device_name, frame.width, frame.height))
+                base = before.get((frame.device_name, frame.monitor, frame.width, frame.height))
                 read = reading.screen_read(
                     image=image, previous_image=base[1] if base else None, previous_lines=base[2] if base else None
                 )
@@ -459,7 +463,7 @@ def frames_reread(
             if not _ocr_store(frame, lines=read.lines, area=read.area, carried_from=carried_from, elapsed_ms=elapsed_ms):
                 left.add(frame.id)
                 continue
-            before[(frame.device_name, frame.width, frame.height)] = (frame, image, read.lines)
+            before[(frame.device_name, frame.monitor, frame.width, frame.height)] = (frame, image, read.lines)
             done += 1
             if progress:
                 progress(1)
@@ -580,10 +584,10 @@ def _images_restage(ids: list[int]) -> list[str]:
     file, which changes. Every frame left after the batch opens, whether the job deletes it later
     or not. Returns the files they no longer use, to remove once the batch is committed. Runs in
     the batch's transaction."""
-    found = Frame.objects.filter(id__in=_images_below(ids, lock=True)).values_list("id", "image_path", "timestamp", "device_name")
-    groups: dict[str, list[tuple[storage.Base, datetime]]] = defaultdict(list)
-    for frame_id, relpath, moment, device in sorted(found, key=lambda row: (row[2], row[0])):
-        groups[device].append((storage.Base(frame_id=frame_id, relpath=relpath), moment))
+    found = Frame.objects.filter(id__in=_images_below(ids, lock=True)).values_list("id", "image_path", "timestamp", "device_name", "monitor")
+    groups: dict[tuple[str, str | None], list[tuple[storage.Base, datetime]]] = defaultdict(list)
+    for frame_id, relpath, moment, device, monitor in sorted(found, key=lambda row: (row[2], row[0])):
+        groups[(device, monitor)].append((storage.Base(frame_id=frame_id, relpath=relpath), moment))
     placed: list[storage.StagedImage] = []
     old: list[str] = []
     try:
@@ -624,6 +628,9 @@ def _images_below(ids: list[int], *, lock: bool = False) -> list[int]:
     return found
 
 
+_TREE_FIELDS = ("id", "image_path", "timestamp", "device_name", "width", "height", "image_bytes", "monitor")
+
+
 def _images_tree_compact(root_id: int, before: datetime) -> int:
     """Store again in today's form the images of a frame in an older form and of every frame
     stored against it (the frames whose files name its file), in one transaction; returns how many
@@ -632,14 +639,14 @@ def _images_tree_compact(root_id: int, before: datetime) -> int:
     it smaller; either way its frames count as done."""
     ids = [root_id, *_images_below([root_id])]
     rows = list(
-        Frame.objects.filter(id__in=ids).order_by("timestamp", "id").values_list("id", "image_path", "timestamp", "device_name", "width", "height", "image_bytes")
+        Frame.objects.filter(id__in=ids).order_by("timestamp", "id").values_list(*_TREE_FIELDS)
     )
     if not rows or rows[-1][2] >= before:  # frames a new one may still be stored against
         return 0
     first = rows[0]
-    # What the first may be stored against besides: the device's frames in today's form just before.
+    # What the first may be stored against besides: its screen's frames in today's form just before.
     settled = Frame.objects.filter(image_form__isnull=False).exclude(id__in=ids)
-    bases = _image_bases(first[3], first[2], (first[4], first[5]), others=settled)
+    bases = _image_bases(first[3], first[7], first[2], (first[4], first[5]), others=settled)
     def exact(relpath: str) -> bool:
         try:
             return storage.image_exact(relpath)
@@ -659,7 +666,7 @@ def _images_tree_compact(root_id: int, before: datetime) -> int:
     try:
         with transaction.atomic():
             # Locked (see _images_restage): a frame being stored against one of them is seen below.
-            now = list(Frame.objects.select_for_update().filter(id__in=ids).order_by("timestamp", "id").values_list("id", "image_path", "timestamp", "device_name", "width", "height", "image_bytes"))
+            now = list(Frame.objects.select_for_update().filter(id__in=ids).order_by("timestamp", "id").values_list(*_TREE_FIELDS))
             if now != rows or Frame.objects.filter(image_base_id__in=ids).exclude(id__in=ids).exists():
                 for item in staged:
                     item.discard()
@@ -952,6 +959,7 @@ def capture_report_record(
     excluded: int,
     spooled: int,
     paused: bool,
+    locked: str = "",
     client: str = "",
     stopped: str = "",
 ) -> CaptureReport:
@@ -967,6 +975,7 @@ def capture_report_record(
             "excluded": excluded,
             "spooled": spooled,
             "paused": paused,
+            "locked": locked,
             "client": client,
             "stopped": stopped,
         },

@@ -152,6 +152,8 @@ def _client_said(report, has_frame: bool) -> tuple[str, list[str]]:
     """What a capture client's latest report says it is doing, and why no frame came if none did."""
     if report.paused:
         return "paused", []
+    if report.locked:  # why, as the client says it: "the screen is locked (swaylock runs)"
+        return f"not capturing: {report.locked}", [f"{report.spooled} frame(s) waiting to be sent"] if report.spooled else []
     details = [f"{report.spooled} frame(s) waiting to be sent"] if report.spooled else []
     if report.sent or not (report.unchanged or report.excluded):
         return "capturing", details

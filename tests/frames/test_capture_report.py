@@ -47,6 +47,10 @@ def test_a_report_is_kept_as_the_devices_latest_and_the_next_one_replaces_it(api
     last = report_post(api, {**REPORT, "stopped": "stopped by SIGINT"})
     assert last.status_code == 200 and last.json()["stopped"] == "stopped by SIGINT"
     assert CaptureReport.objects.get(device_name="laptop").stopped == "stopped by SIGINT"
+    # A client whose screen is locked says so, and how it knows.
+    locked = report_post(api, {**REPORT, "sent": 0, "locked": "the screen is locked (swaylock runs)"})
+    assert locked.status_code == 200 and locked.json()["locked"] == "the screen is locked (swaylock runs)"
+    assert report_post(api, REPORT).json()["locked"] == ""  # and no more in the next
 
 
 @pytest.mark.parametrize(
@@ -62,6 +66,8 @@ def test_a_report_is_kept_as_the_devices_latest_and_the_next_one_replaces_it(api
         ({**REPORT, "device_name": ""}, "device_name"),
         ({**REPORT, "device_name": "d" * 256}, "device_name"),
         ({**REPORT, "stopped": "x" * 201}, "stopped"),
+        ({**REPORT, "locked": "x" * 201}, "locked"),
+        ({**REPORT, "locked": True}, "locked"),
         ({**REPORT, "battery": 80}, "battery"),  # a field the report does not have
         ([REPORT], None),
     ],

@@ -574,10 +574,11 @@ def test_a_timeline_with_no_recent_frame_says_how_to_start_capturing(browser):
     assert "No frame was taken in the last day. To record this screen, run the capture client" in page.content.decode()
 
 
-def client_report(device: str, *, ago_s: float = 0, period_s: float = 60, sent=0, unchanged=0, excluded=0, spooled=0, paused=False, stopped="") -> None:
+def client_report(device: str, *, ago_s: float = 0, period_s: float = 60, sent=0, unchanged=0, excluded=0, spooled=0, paused=False, locked="", stopped="") -> None:
     """A capture client's report, as POST /api/v1/capture/report stores it, received ago_s before now."""
     capture_report_record(
-        device_name=device, period_s=period_s, sent=sent, unchanged=unchanged, excluded=excluded, spooled=spooled, paused=paused, stopped=stopped
+        device_name=device, period_s=period_s, sent=sent, unchanged=unchanged, excluded=excluded, spooled=spooled, paused=paused,
+        locked=locked, stopped=stopped,
     )
     CaptureReport.objects.filter(device_name=device).update(received_at=timezone.now() - timedelta(seconds=ago_s))
 
@@ -599,6 +600,8 @@ def test_a_device_whose_client_reports_is_not_silent_without_frames_and_one_hear
     client_report("server-room", ago_s=20 * 60, period_s=900, unchanged=300)  # reports every 15 min: not late yet
     device_frame("office", now - 45 * 60)
     client_report("office", ago_s=44 * 60, sent=2, stopped="stopped by SIGINT")  # stopped on purpose: no warning
+    device_frame("den", now - 12 * 60)
+    client_report("den", locked="the screen is locked (swaylock runs)")  # nothing taken while locked: no warning
 
     line, notices = devices_shown(browser.get("/"))
     assert dict(entry.split(": ", 1) for entry in line) == {
@@ -609,6 +612,7 @@ def test_a_device_whose_client_reports_is_not_silent_without_frames_and_one_hear
         "tablet": "capturing · no frame in the last day (screen unchanged or excluded; 4 frame(s) waiting to be sent)",
         "server-room": "capturing · last frame 25 min ago (screen unchanged since)",
         "office": "capture stopped 44 min ago (stopped by SIGINT) · last frame 45 min ago",
+        "den": "not capturing: the screen is locked (swaylock runs) · last frame 12 min ago",
     }
     taken = datetime.fromtimestamp(now - 20 * 60, ZoneInfo(zone)).strftime("%H:%M")
     assert notices == [
