@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from urllib.parse import urlparse
 
-from capture.client import EXIT_USAGE, TOKEN_HOW, Client, Config, Fatal, pause_file, state_dir_default, state_dir_private
+from capture.client import ALL, EXIT_USAGE, FOCUSED, TOKEN_HOW, Client, Config, Fatal, pause_file, state_dir_default, state_dir_private
 from capture.desktop import DesktopError, desktop_kind
 from capture.private import file_touch, token_read
 from capture.spool import Spool
@@ -15,6 +15,14 @@ from myrecall.privacy_rules import PrivacyRules
 
 # Where `bash scripts/run.sh` serves on this machine: the address used when none is given.
 LOCAL_SERVER = "http://127.0.0.1:8000"
+
+
+def monitor_choice(text: str) -> int | str:
+    if text in (ALL, FOCUSED):
+        return text
+    if text.isdigit():
+        return int(text)
+    raise argparse.ArgumentTypeError(f"{text!r}: give all, focused or a monitor's number (1 the first)")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -32,7 +40,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--interval", type=float, default=3.0, help="Seconds between screenshots (default 3).")
     parser.add_argument("--report-every", type=float, default=60.0, help="Seconds between the reports of what was sent, "
                         "skipped and spooled: a line on stderr, also sent to the server for its timeline (default 60).")
-    parser.add_argument("--monitor", type=int, default=1, help="1 the first monitor, 2 the second...; 0 all as one image.")
+    parser.add_argument("--monitor", type=monitor_choice, default=ALL, help="all (default): a frame of each monitor "
+                        "as it changes; focused: of the one with the focused window; 1 the first monitor, 2 the second...; "
+                        "0 all as one image (X11).")
     parser.add_argument("--device", default=None, help="The device name frames are stored under (default: host name).")
     parser.add_argument("--state-dir", type=Path, default=state_dir_default(), help="Spool, pause flag and last rules.")
     parser.add_argument("--spool-mb", type=int, default=500, help="The spool's size limit; the oldest frames go first past it.")

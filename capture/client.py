@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from capture import CLIENT_NAME
-from capture.desktop import X11, Desktop, DesktopError, Monitor, ScreenError, desktop_open
+from capture.desktop import X11, Desktop, DesktopError, FocusedWindow, Monitor, ScreenError, desktop_open
 from capture.png import shot_png
 from capture.private import dir_private, file_touch, file_write
 from capture.server import Outcome, Server
@@ -59,8 +59,11 @@ QUIET_GAP_S = 0.1
 BUSY_GAP_S = 2.0
 BUSY_WAIT_S = 0.05  # a change reported within this of the wait's start was there already
 
-# The longest app and title the server takes (POST /api/v1/frames): longer ones are sent cut.
-APP_MAX, TITLE_MAX = 512, 1024
+# The longest app, title and monitor name the server takes (POST /api/v1/frames): longer ones are sent cut.
+APP_MAX, TITLE_MAX, MONITOR_MAX = 512, 1024, 100
+
+# --monitor besides a number: a frame of each monitor, or of the one with the focused window.
+ALL, FOCUSED = "all", "focused"
 
 # Exit codes (README "Capture"): 0 also after SIGINT or SIGTERM
 EXIT_OK, EXIT_USAGE, EXIT_BAD_TOKEN, EXIT_NOT_MYRECALL, EXIT_DISPLAY_LOST = 0, 2, 3, 4, 5
@@ -70,6 +73,11 @@ def sendable(text: str, limit: int) -> str:
     """The text as the server takes it: its first `limit` characters, in UTF-8 (an unpaired
     surrogate, which no title should hold, becomes "?")."""
     return text[:limit].encode("utf-8", "replace").decode("utf-8")
+
+
+def monitors_said(monitors: list[Monitor]) -> str:
+    """ "1 DP-1 2560x1440, 2 HDMI-1 1920x1080" """
+    return ", ".join(f"{m.number} {m.name} {m.width}x{m.height}" for m in monitors)
 
 
 def state_dir_default() -> Path:
@@ -91,7 +99,7 @@ class Config:
     url: str
     token: str
     interval_s: float = 3.0
-    monitor: int = 1
+    monitor: int | str = ALL  # a number (1 the first...; 0 every monitor as one image, X11), ALL or FOCUSED
     device_name: str = field(default_factory=socket.gethostname)
     state_dir: Path = field(default_factory=state_dir_default)
     spool_bytes: int = 500 * 2**20
@@ -125,8 +133,13 @@ class Client:
         self._report_due: dict | None = None  # the latest report, until the uploader sends it
         self._reports_taken = True  # False once the server said it has no route for reports (an older one)
         self.stopped_by: str | None = None  # the signal's name
-        self._last_checksum: int | None = None
-        self._last_window: tuple[str, str, str] | None = None  # app, title and page address of the frame last put in the spool
+        # Per monitor (by name): the checksum of its last frame put in the spool, and that frame's
+        # app, title and page address.
+        self._last_checksum: dict[str, int] = {}
+        self._last_window: dict[str, tuple[str, str, str]] = {}
+        self._chosen: Monitor | None = None  # the monitor --monitor N named at the start
+        self._monitors_seen: list[Monitor] | None = None
+        self._gone_said = False
         self._tab_url = ""  # the address of the browser tab the window last judged shows, when the server knows it
         self._sending: Path | None = None  # the spooled frame the uploader is sending now
         self._last_excluded: str | None = None
@@ -217,19 +230,16 @@ class Client:
 
     # Capture ----------------------------------------------------------------------------------
 
-    def _not_captured(self, reason: str) -> str:
+    def _not_captured(self, reason: str, monitor: Monitor) -> str:
         self.skipped_excluded += 1
         if self._last_excluded != reason:
             logger.info("not captured: %s", reason)
         self._last_excluded = reason
-        self._last_checksum = None  # the next allowed screen is sent even if it looks the same
+        self._last_checksum.pop(monitor.name, None)  # the next allowed screen is sent even if it looks the same
         return "excluded"
 
-    def capture_once(self, desktop: Desktop, monitor: Monitor) -> str:
-        """One look: what it did ("sent to spool", "unchanged", "excluded", "paused", also while the
-        screen is locked). The window is read before and after the screenshot: when the focus or the
-        title changed meanwhile (the pixels may be the new window's), the new window is judged and
-        taken again."""
+    def _held(self, desktop: Desktop) -> str | None:
+        """"paused" while capture is paused or the screen is locked (said once), else None."""
         self._locked = desktop.locked()
         if reason := self.paused() or self._locked:
             desktop.alive_check()  # nothing is read while paused, but a lost desktop still ends the client
@@ -240,23 +250,91 @@ class Client:
         if self._paused_said:
             logger.info("capturing again")
             self._paused_said = None
+        return None
+
+    def capture_once(self, desktop: Desktop, monitor: Monitor) -> str:
+        """One look at one monitor: what it did ("sent to spool", "unchanged", "excluded", "paused",
+        also while the screen is locked)."""
+        return self._held(desktop) or self._monitor_capture(desktop, monitor)
+
+    def look(self, desktop: Desktop) -> list[str]:
+        """One look at each monitor recorded (--monitor): what each did."""
+        if held := self._held(desktop):
+            return [held]
+        did = []
+        for monitor in self.monitors_now(desktop):
+            try:
+                did.append(self._monitor_capture(desktop, monitor))
+            except (OSError, ScreenError) as exc:  # the others are still taken
+                logger.warning("capture failed%s: %s", f" on monitor {monitor.name}" if monitor.name else "", exc)
+                did.append("failed")
+        return did
+
+    def monitors_now(self, desktop: Desktop) -> list[Monitor]:
+        """The monitors to take now: every one there is, the one with the focused window, or the one
+        --monitor N named at the start, while it is there (it may be unplugged and plugged again)."""
+        if self._chosen is not None and self._chosen.number == 0:
+            return [self._chosen]  # every monitor as one image
+        monitors = desktop.monitors()
+        if monitors != self._monitors_seen:
+            if self._monitors_seen is not None:
+                logger.info("monitors now: %s", monitors_said(monitors) or "none")
+            names = {m.name for m in monitors}
+            self._last_checksum = {name: kept for name, kept in self._last_checksum.items() if name in names}
+            self._monitors_seen = monitors
+        if self.config.monitor == ALL:
+            return monitors
+        if self.config.monitor == FOCUSED:
+            name = desktop.focused().monitor
+            return [next((m for m in monitors if m.name == name), monitors[0])] if monitors else []
+        found = [m for m in monitors if m.name == self._chosen.name]
+        if not found and not self._gone_said:
+            logger.warning("monitor %s is gone: nothing is captured until it is back", self._chosen.name)
+        elif found and self._gone_said:
+            logger.info("monitor %s is back", self._chosen.name)
+        self._gone_said = not found
+        return found
+
+    def _monitors_start(self, desktop: Desktop) -> str:
+        """What the first line says is recorded: "every monitor (1 DP-1 2560x1440, ...)"; ValueError
+        for a monitor number there is not."""
+        if self.config.monitor in (ALL, FOCUSED):
+            monitors = self._monitors_seen = desktop.monitors()
+            which = "every monitor" if self.config.monitor == ALL else "the monitor with the focused window, of"
+            return f"{which} ({monitors_said(monitors)})"
+        monitor = self._chosen = desktop.monitor(int(self.config.monitor))
+        if monitor.number == 0:
+            return f"every monitor as one image ({monitor.width}x{monitor.height})"
+        return f"monitor {monitor.number} ({monitor.name}, {monitor.width}x{monitor.height})"
+
+    def _window_on(self, desktop: Desktop, monitor: Monitor) -> tuple[FocusedWindow, bool | None]:
+        """The window a screenshot of the monitor shows the user at: the focused one when it is on
+        that monitor (or its monitor is not known), else the one on top there; and whether it has the focus."""
         window = desktop.focused()
+        if monitor.name and window.monitor and window.monitor != monitor.name:
+            return desktop.window_on(monitor), False
+        return window, (True if window.app_name else None)
+
+    def _monitor_capture(self, desktop: Desktop, monitor: Monitor) -> str:
+        """The window is read before and after the screenshot: when the focus or the title changed
+        meanwhile (the pixels may be the new window's), the new window is judged and taken again."""
+        window, focused = self._window_on(desktop, monitor)
         for _ in range(FOCUS_READS):
             if reason := self.excluded(window.app_name, window.title):
-                return self._not_captured(reason)
+                return self._not_captured(reason, monitor)
             taken_ns = time.time_ns()
             shot = desktop.grab(monitor)
-            after = desktop.focused()
+            after, focused = self._window_on(desktop, monitor)
             if after == window:
                 break
             window = after
         else:  # a title that keeps changing (a clock, a progress count): the last screenshot, if allowed
             if reason := self.excluded(window.app_name, window.title):
-                return self._not_captured(reason)
+                return self._not_captured(reason, monitor)
         self._last_excluded = None
         # A new app, title or page address is a new moment, whatever the pixels.
         moment = (window.app_name, window.title, self._tab_url)
-        if shot.checksum == self._last_checksum and moment == self._last_window:
+        if shot.checksum == self._last_checksum.get(monitor.name) and moment == self._last_window.get(monitor.name):
             self.skipped_unchanged += 1
             return "unchanged"
         image = shot_png(shot)
@@ -266,13 +344,15 @@ class Client:
             "window_name": sendable(window.title, TITLE_MAX),
             # Not readable from X11: the address the browser's extension reported for this tab, if any.
             "browser_url": self._tab_url,
-            "focused": True if window.app_name else None,
+            "focused": focused,
             "device_name": self.config.device_name,
             "client_frame_id": f"{self.config.device_name}-{taken_ns}",
         }
+        if monitor.name:
+            meta["monitor"] = sendable(monitor.name, MONITOR_MAX)
         self.spool.put(image, meta)
-        self._last_checksum = shot.checksum
-        self._last_window = moment
+        self._last_checksum[monitor.name] = shot.checksum
+        self._last_window[monitor.name] = moment
         self.captured += 1
         self.wake.set()
         return "sent to spool"
@@ -326,7 +406,7 @@ class Client:
 
     def report_take(self) -> dict:
         """What the report period that just ended did (the counts start again from zero): frames
-        sent, skipped as unchanged, excluded, what waits in the spool, whether paused; the body of
+        sent, skipped as unchanged, excluded, what waits in the spool, whether paused or locked; the body of
         POST /api/v1/capture/report."""
         now = (self.sent, self.skipped_unchanged, self.skipped_excluded)
         sent, unchanged, excluded = (a - b for a, b in zip(now, self._reported))
@@ -340,7 +420,7 @@ class Client:
             "spooled": self.waiting(),
             "paused": self.paused() is not None,
             "client": CLIENT_NAME,
-        }
+        } | ({"locked": self._locked[:200]} if self._locked else {})  # sent only then: an older server takes no such field
 
     def waiting(self) -> int:
         """Frames in the spool that wait to be sent: the one being sent counts only while the server
@@ -406,7 +486,7 @@ class Client:
         self.rules_refresh()  # a bad token or URL stops here, before anything is captured
         desktop = desktop_open(self.config.desktop, display=self.config.display)
         try:
-            monitor = desktop.monitor(self.config.monitor)
+            what = self._monitors_start(desktop)
         except ValueError:
             desktop.close()
             raise
@@ -414,10 +494,8 @@ class Client:
         uploader.start()
         signal.signal(signal.SIGUSR1, lambda *_: self.pause_toggle())
         logger.info(
-            "capturing monitor %d (%s%dx%d) on %s every %.1f s as %r to %s; spool %s",
-            monitor.number, "" if monitor.name == str(monitor.number) else f"{monitor.name}, ", monitor.width, monitor.height,
-            self.config.desktop, self.config.interval_s,
-            self.config.device_name, self.config.url, self.spool.dir,
+            "capturing %s on %s every %.1f s as %r to %s; spool %s",
+            what, self.config.desktop, self.config.interval_s, self.config.device_name, self.config.url, self.spool.dir,
         )
         display_lost = None
         try:
@@ -433,10 +511,7 @@ class Client:
                     self._report_due = report  # sent by the uploader: a slow server never holds capture up
                     self.wake.set()
                 looked = time.monotonic()
-                try:
-                    self.capture_once(desktop, monitor)
-                except (OSError, ScreenError) as exc:
-                    logger.warning("capture failed: %s", exc)
+                self.look(desktop)
                 next_tick += self.config.interval_s
                 delay = next_tick - time.monotonic()
                 if delay < 0:  # fell behind (a suspended machine): start again from now

@@ -28,6 +28,13 @@ class FocusedWindow:
     app_name: str  # the app as the desktop names it ("firefox", "XTerm"), "" when unknown
     title: str
     window_id: int = 0
+    monitor: str = ""  # the name of the monitor it is on (its middle), "" when not known
+
+
+def monitors_numbered(monitors) -> list[Monitor]:
+    """Monitors as (name, x, y, width, height), numbered left to right, then top to bottom."""
+    ordered = sorted(monitors, key=lambda m: (m[1], m[2], m[0]))
+    return [Monitor(number=i, name=name, x=x, y=y, width=w, height=h) for i, (name, x, y, w, h) in enumerate(ordered, 1)]
 
 
 @dataclass(frozen=True)
@@ -50,11 +57,17 @@ class Desktop(Protocol):
     # What went away when the desktop does, for the client's last line and report: "the X display".
     what: str
 
+    def monitors(self) -> list[Monitor]:
+        """The monitors there are now (they come and go), numbered left to right from 1."""
+
     def monitor(self, number: int) -> Monitor:
         """The monitor by its number (1 the first...); ValueError naming the ones there are."""
 
     def focused(self) -> FocusedWindow:
-        """The app and title of the window with the focus ("" for both when none has it)."""
+        """The app and title of the window with the focus ("" for both when none has it), and its monitor."""
+
+    def window_on(self, monitor: Monitor) -> FocusedWindow:
+        """The window on top on that monitor (not the focused one: that is another monitor's), "" when none."""
 
     def grab(self, monitor: Monitor) -> Shot:
         """A screenshot of the monitor; ScreenError when it fails, DesktopError when the desktop is gone."""

@@ -70,6 +70,8 @@ class Server:
         }
         if meta.get("focused") is not None:
             fields["focused"] = "true" if meta["focused"] else "false"
+        if meta.get("monitor"):  # only then: an older server takes no such field
+            fields["monitor"] = meta["monitor"]
         try:
             response = self.session.post(
                 f"{self.base_url}/api/v1/frames", data=fields, files={"image": ("frame.png", image, "image/png")}, timeout=TIMEOUT_S

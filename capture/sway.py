@@ -16,8 +16,8 @@ import time
 import zlib
 from collections.abc import Mapping
 
-from capture.desktop import DesktopError, FocusedWindow, Monitor, ScreenError, Shot
-from capture.lockers import locker_running
+from capture.desktop import DesktopError, FocusedWindow, Monitor, ScreenError, Shot, monitors_numbered
+from capture.lockers import LockCheck
 from capture.wayland import Screencopy, WaylandError, WaylandGone, socket_connect
 
 MAGIC = b"i3-ipc"
@@ -62,21 +62,46 @@ class SwayIPC:
         self.sock.close()
 
 
+def _window(node: dict, output: str) -> FocusedWindow:
+    x11 = node.get("window_properties") or {}
+    app = node.get("app_id") or x11.get("class") or x11.get("instance") or ""
+    return FocusedWindow(app_name=app, title=node.get("name") or "", window_id=node.get("id") or 0, monitor=output)
+
+
+def _children(node: dict) -> list[dict]:
+    return [*node.get("nodes", ()), *node.get("floating_nodes", ())]
+
+
 def focused_window(tree: dict) -> FocusedWindow:
     """The window with the focus in sway's tree: its app id (a native Wayland app) or X11 class (an
-    Xwayland one) and title; "" for both when an empty workspace has the focus."""
-    nodes = [tree]
+    Xwayland one), title and output; "" for app and title when an empty workspace has the focus."""
+    nodes = [(tree, "")]
     while nodes:
-        node = nodes.pop()
+        node, output = nodes.pop()
+        if node.get("type") == "output":
+            output = node.get("name") or ""
         if node.get("focused"):
             if node.get("type") not in ("con", "floating_con"):
-                break
-            x11 = node.get("window_properties") or {}
-            app = node.get("app_id") or x11.get("class") or x11.get("instance") or ""
-            return FocusedWindow(app_name=app, title=node.get("name") or "", window_id=node.get("id") or 0)
-        nodes.extend(node.get("nodes", ()))
-        nodes.extend(node.get("floating_nodes", ()))
+                return FocusedWindow(app_name="", title="", monitor=output)
+            return _window(node, output)
+        nodes.extend((child, output) for child in _children(node))
     return FocusedWindow(app_name="", title="")
+
+
+def window_shown(tree: dict, output_name: str) -> FocusedWindow:
+    """The window last focused on the workspace an output shows (the one on top there)."""
+    for output in tree.get("nodes", ()):
+        if output.get("type") != "output" or output.get("name") != output_name:
+            continue
+        node = next((ws for ws in output.get("nodes", ()) if ws.get("name") == output.get("current_workspace")), None)
+        while node is not None:
+            children = _children(node)
+            if not children:
+                return _window(node, output_name) if node.get("type") in ("con", "floating_con") else FocusedWindow("", "", monitor=output_name)
+            by_id = {child.get("id"): child for child in children}
+            # "focus": the children's ids, the most recently focused first.
+            node = next((by_id[i] for i in node.get("focus", ()) if i in by_id), children[-1])
+    return FocusedWindow(app_name="", title="", monitor=output_name)
 
 
 def sway_socket(environ: Mapping[str, str]) -> str | None:
@@ -106,11 +131,13 @@ class SwayDesktop:
             self.events.close()
             raise DesktopError(str(exc)) from exc
         self.uid = os.stat(path).st_uid  # the session's user: its socket's owner
+        self._locks = LockCheck(self.uid)
         self._shots: dict[str, Shot] = {}  # output name -> the last screenshot of it
-        self._watched: str | None = None  # the monitor the last screenshot was of
+        self._watched: set[str] = set()  # the monitors screenshots were taken of: their changes wake the wait
         self._window_changed = False
 
     def close(self) -> None:
+        self._locks.close()
         self.ipc.close()
         self.events.close()
         self.screen.close()
@@ -120,18 +147,20 @@ class SwayDesktop:
 
     # Monitors and screenshots ----------------------------------------------------------------
 
-    def _outputs(self):
-        """The outputs left to right, then top to bottom, as the monitors are numbered."""
-        return sorted(self.screen.outputs.values(), key=lambda output: (output.x, output.y, output.name))
+    def monitors(self) -> list[Monitor]:
+        try:
+            self.screen.dispatch(0)  # outputs plugged in or out since
+        except WaylandGone as exc:
+            raise self._gone(exc) from exc
+        return monitors_numbered((o.name, o.x, o.y, o.width, o.height) for o in self.screen.outputs.values() if o.name and o.width)
 
     def monitor(self, number: int) -> Monitor:
-        outputs = self._outputs()
-        if not 1 <= number <= len(outputs):
-            names = ", ".join(f"{i} {output.name}" for i, output in enumerate(outputs, 1))
+        monitors = self.monitors()
+        if not 1 <= number <= len(monitors):
+            names = ", ".join(f"{m.number} {m.name}" for m in monitors)
             raise ValueError(f"there is no monitor {number} on sway (every monitor as one image is X11's alone): "
-                             f"this session has {len(outputs)} ({names})")
-        output = outputs[number - 1]
-        return Monitor(number=number, name=output.name, x=output.x, y=output.y, width=output.width, height=output.height)
+                             f"this session has {len(monitors)} ({names})")
+        return monitors[number - 1]
 
     def grab(self, monitor: Monitor) -> Shot:
         try:
@@ -141,7 +170,7 @@ class SwayDesktop:
                 output = self.screen.output_named(monitor.name)
             if output is None:
                 raise ScreenError(f"the monitor {monitor.name} is gone")
-            self._watched = output.name
+            self._watched.add(output.name)
             if self.screen.unchanged(output) and output.name in self._shots:
                 return self._shots[output.name]
             width, height, pixels = self.screen.copy(output)
@@ -153,11 +182,12 @@ class SwayDesktop:
         return shot
 
     def change_wait(self, timeout_s: float, wake_fd: int) -> bool:
-        """True when the recorded monitor's pixels or the windows changed (a title, the focus)."""
+        """True when the pixels of a monitor recorded since the last wait or the windows changed (a title, the focus)."""
         deadline = time.monotonic() + timeout_s
         try:
-            if (output := self.screen.output_named(self._watched or "")) is not None:
-                self.screen.watch(output)
+            for name in self._watched:
+                if (output := self.screen.output_named(name)) is not None:
+                    self.screen.watch(output)
             while not (self.screen.changes() or self._window_changed):
                 left = deadline - time.monotonic()
                 if left <= 0:
@@ -177,9 +207,7 @@ class SwayDesktop:
         return True
 
     def locked(self) -> str | None:
-        if locker := locker_running(self.uid):
-            return f"the screen is locked ({locker} runs)"
-        return None
+        return self._locks.locked()
 
     # The focused window ----------------------------------------------------------------------
 
@@ -192,5 +220,11 @@ class SwayDesktop:
     def focused(self) -> FocusedWindow:
         try:
             return focused_window(self.ipc.call(GET_TREE))
+        except OSError as exc:
+            raise self._gone(exc) from exc
+
+    def window_on(self, monitor: Monitor) -> FocusedWindow:
+        try:
+            return window_shown(self.ipc.call(GET_TREE), monitor.name)
         except OSError as exc:
             raise self._gone(exc) from exc

@@ -23,6 +23,8 @@ $test_setup && DEB_PACKAGES+=(chromium redis-server postgresql postgresql-contri
 # Not pinned to an exact version, as none of the Debian packages is: a point release replaces
 # them on the mirror, and an exact pin would then fail to install at all.
 $test_setup && DEB_PACKAGES+=(sway foot swaylock)
+# A private D-Bus (dbus-daemon) for the capture client's lock tests: a stand-in logind and screensaver on it.
+$test_setup && DEB_PACKAGES+=(dbus-daemon)
 missing=()
 for pkg in "${DEB_PACKAGES[@]}"; do
   dpkg -s "${pkg%%=*}" >/dev/null 2>&1 || missing+=("$pkg")

@@ -120,7 +120,9 @@ def test_a_window_is_captured_read_and_found_with_its_app_and_title(desktop, ser
         assert hits and hits[0]["window_name"] == "Ferries — Memowin", client.output()
     finally:
         assert client.stop() == 0
-    assert "capturing monitor 1" in client.output()
+    # Xvfb's one monitor, as X's RandR names it: each frame says so.
+    assert "capturing every monitor (1 screen " in client.output()
+    assert server.rows("SELECT monitor FROM frames_frame WHERE id = %s", (hits[0]["frame_id"],)) == [("screen",)]
 
 
 def test_frames_are_spooled_while_the_server_is_down_and_sent_once_in_order(desktop, tmp_path):
@@ -406,7 +408,7 @@ def test_the_token_comes_from_a_file_made_the_users_alone_and_a_token_on_the_com
     # The file's token is the one used: the refused one in the environment would stop the client.
     client = Client(desktop, tmp_path / "state", url=server.url, token="refused", args=["--token-file", str(token_file)])
     try:
-        wait_for(lambda: "capturing monitor" in client.output(), timeout_s=60)
+        wait_for(lambda: "capturing every monitor" in client.output(), timeout_s=60)
         assert found(server, "Tokenword"), client.output()
     finally:
         assert client.stop() == 0

@@ -50,7 +50,7 @@ def test_a_sway_window_is_captured_read_and_found_with_its_app_id_and_title(sway
         assert hits and (hits[0]["app_name"], hits[0]["window_name"]) == ("mailer", "Inbox (3)"), client.output()
     finally:
         assert client.stop() == 0
-    assert "capturing monitor 1 (HEADLESS-1, 1280x800) on sway" in client.output()
+    assert "capturing every monitor (1 HEADLESS-1 1280x800) on sway" in client.output()
 
 
 def test_on_sway_an_excluded_app_is_not_captured_and_pause_stops_capture(sway, server, tmp_path):
@@ -91,6 +91,60 @@ def test_the_second_monitor_on_sway_is_captured_with_monitor_2(server, tmp_path)
         assert "capturing monitor 2 (HEADLESS-2, 1280x800) on sway" in client.output()
         none = run_client(sway, tmp_path, "--url", server.url, "--token", server.token, "--monitor", "3")
         assert none.returncode == 2 and "there is no monitor 3" in none.stderr and "2 HEADLESS-2" in none.stderr, none.stderr
+        # The monitor with the focused window, whichever it is.
+        client = Client(sway, tmp_path / "state2", url=server.url, token=server.token, args=["--monitor", "focused", "--device", "follow"])
+        try:
+            wait_for(lambda: monitors_of(server, "follow") == {"HEADLESS-2"}, timeout_s=60)
+            sway.command("focus output HEADLESS-1")
+            sway.window("atlas", "First screen", "Tidewhistle chart notes")
+            focus_wait(sway, "atlas", "First screen")
+            hits = found(server, "Tidewhistle")
+            assert hits and frame_row(server, hits[0]["frame_id"])[:2] == ("HEADLESS-1", "atlas"), client.output()
+        finally:
+            assert client.stop() == 0
+        assert monitors_of(server, "follow") == {"HEADLESS-1", "HEADLESS-2"}
+    finally:
+        sway.close()
+
+
+def monitors_of(server, device: str) -> set[str]:
+    return {row[0] for row in server.rows("SELECT monitor FROM frames_frame WHERE device_name = %s", (device,))}
+
+
+def frame_row(server, frame_id: int) -> tuple:
+    """The frame's monitor, app, title, whether it had the focus, and its width in pixels."""
+    (row,) = server.rows("SELECT monitor, app_name, window_name, focused, width FROM frames_frame WHERE id = %s", (frame_id,))
+    return (row[0], row[1], row[2], None if row[3] is None else bool(row[3]), row[4])
+
+
+def test_every_monitor_on_sway_is_captured_with_its_own_window_also_one_plugged_in_and_at_scale_2(server, tmp_path):
+    sway = Sway(outputs=((1024, 768), (1280, 800)))
+    try:
+        sway.command("focus output HEADLESS-1")
+        sway.window("atlas", "Left screen", "Quillfather harbour chart")
+        focus_wait(sway, "atlas", "Left screen")
+        sway.command("focus output HEADLESS-2")
+        sway.window("ledger", "Right screen", "Pebblewright invoice total")
+        focus_wait(sway, "ledger", "Right screen")
+        sway.command("output HEADLESS-2 scale 2")  # HiDPI: its pixels are twice its layout size
+        client = Client(sway, tmp_path / "state", url=server.url, token=server.token, args=["--device", "twin"])
+        try:
+            hits = found(server, "Quillfather")
+            # The left monitor's frame: the window shown there, which has not the focus.
+            assert hits and frame_row(server, hits[0]["frame_id"]) == ("HEADLESS-1", "atlas", "Left screen", False, 1024), client.output()
+            hits = found(server, "Pebblewright")
+            assert hits and frame_row(server, hits[0]["frame_id"]) == ("HEADLESS-2", "ledger", "Right screen", True, 1280), client.output()
+            sway.command("create_output")  # a monitor plugged in while it runs
+            sway.command("focus output HEADLESS-3")
+            sway.window("third", "Third screen", "Marlinspike ferry notes")
+            focus_wait(sway, "third", "Third screen")
+            hits = found(server, "Marlinspike")
+            assert hits and frame_row(server, hits[0]["frame_id"])[:4] == ("HEADLESS-3", "third", "Third screen", True), client.output()
+        finally:
+            assert client.stop() == 0
+        output = client.output()
+        assert "capturing every monitor (1 HEADLESS-1 1024x768, 2 HEADLESS-2 1280x800) on sway" in output, output
+        assert "monitors now: 1 HEADLESS-1 1024x768, 2 HEADLESS-2 1280x800, 3 HEADLESS-3 " in output, output
     finally:
         sway.close()
 
@@ -147,6 +201,7 @@ def test_nothing_is_captured_while_a_screen_locker_runs_on_sway(sway, server, tm
         time.sleep(4)
         assert len(titles(server)) == stored and found(server, "Nightowlet", timeout_s=1) == [], client.output()
         assert any("the screen is locked (swaylock runs); 0 frame(s) sent" in r["line"] for r in client.reports()), client.output()
+        wait_for(lambda: ("the screen is locked (swaylock runs)",) in server.rows("SELECT locked FROM frames_capturereport"), timeout_s=30)
         sway.signal("swaylock", signal.SIGUSR1)  # swaylock unlocks on SIGUSR1
         assert found(server, "Nightowlet"), client.output()
     finally:

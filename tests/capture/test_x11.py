@@ -1,12 +1,14 @@
 """The capture client on X11 beyond the timer: a change on the screen (the DAMAGE extension) or
 of the focused window's title (a property event; no window manager draws titles on Xvfb) is
-captured at once, not at the next interval; nothing is taken while the X screensaver is on."""
+captured at once, not at the next interval; nothing is taken while the X screensaver is on, or
+logind or the desktop's screensaver service says the session is locked."""
 
 import time
 
 import pytest
 from Xlib import X, display
 
+from tests.capture.dbus_standin import Bus, Logind, ScreenSaver
 from tests.capture.test_client import APP, Client, found
 from tests.live import wait_for
 from tests.server import LiveServer
@@ -55,7 +57,40 @@ def test_nothing_is_captured_while_the_x_screensaver_is_on(desktop, server, tmp_
         time.sleep(4)
         assert len(stored(server, "saver")) == before and found(server, "Mothwhisper", timeout_s=1) == [], client.output()
         assert any("the X screensaver is on; 0 frame(s) sent" in r["line"] for r in client.reports()), client.output()
+        # The server's device line says why nothing comes.
+        wait_for(lambda: server.rows("SELECT locked FROM frames_capturereport WHERE device_name = %s", ("saver",)) == [("the X screensaver is on",)], timeout_s=30)
         screensaver(desktop, X.ScreenSaverReset)
         assert found(server, "Mothwhisper"), client.output()
     finally:
         assert client.stop() == 0
+
+
+def test_nothing_is_captured_while_logind_or_the_desktops_screensaver_says_the_session_is_locked(desktop, server, tmp_path):
+    """GNOME, KDE and others tell logind when they lock (LockedHint), KDE and Xfce also answer on
+    their screensaver service: stand-ins for both on private buses (tests.capture.dbus_standin)."""
+    system, session = Bus(tmp_path / "system"), Bus(tmp_path / "session")
+    logind, saver = Logind(system), ScreenSaver(session)
+    desktop.env.update(DBUS_SYSTEM_BUS_ADDRESS=system.address, DBUS_SESSION_BUS_ADDRESS=session.address)
+    desktop.show("Wrenfallow morning notes", title="Notes — Memowin")
+    client = Client(desktop, tmp_path / "state", url=server.url, token=server.token, args=["--report-every", "1", "--device", "logind"])
+    try:
+        assert found(server, "Wrenfallow"), client.output()
+        for lock, unlock, said, word in (
+            (lambda: setattr(logind, "locked", True), lambda: setattr(logind, "locked", False), "the session is locked (logind says so)", "Quillbracken"),
+            (lambda: setattr(saver, "active", True), lambda: setattr(saver, "active", False),
+             "the screen is locked (org.freedesktop.ScreenSaver is active)", "Thornmallow"),
+        ):
+            lock()
+            wait_for(lambda: said in client.output(), timeout_s=30)
+            before = len(stored(server, "logind"))
+            desktop.show(f"{word} private notes", title="Private — Memowin")
+            time.sleep(3)
+            assert len(stored(server, "logind")) == before and found(server, word, timeout_s=1) == [], client.output()
+            wait_for(lambda: server.rows("SELECT locked FROM frames_capturereport WHERE device_name = %s", ("logind",)) == [(said,)], timeout_s=30)
+            unlock()
+            assert found(server, word), client.output()
+    finally:
+        assert client.stop() == 0
+        for closing in (logind, saver, system, session):
+            closing.close()
+    assert logind.calls and saver.calls
