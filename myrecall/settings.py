@@ -28,6 +28,7 @@ env = environ.Env(
     MYRECALL_OCR_THREADS=(int, 2),
     MYRECALL_OCR_MAX_ATTEMPTS=(int, 3),
     MYRECALL_OCR_INCREMENTAL=(bool, True),
+    MYRECALL_WARM_UP=(bool, True),
     MYRECALL_TIMESTAMP_MAX_FUTURE_S=(float, 86400.0),
     MYRECALL_WORKER_INTERVAL=(float, 0.2),
     MYRECALL_WORKER_HEARTBEAT_S=(float, 5.0),
@@ -254,6 +255,11 @@ OCR_ENGINE = env("MYRECALL_OCR_ENGINE")
 OCR_THREADS = env("MYRECALL_OCR_THREADS")
 OCR_MAX_ATTEMPTS = env("MYRECALL_OCR_MAX_ATTEMPTS")
 OCR_INCREMENTAL = env("MYRECALL_OCR_INCREMENTAL")
+# Load what search by meaning needs when the web server and the worker start (the embedding model
+# in the web server, the recent days of vectors, the everyday questions and the second model in
+# both: about 5 s of CPU a start), so that neither the first search nor a new memory's first frames
+# wait for it; false: each when first needed.
+WARM_UP = env("MYRECALL_WARM_UP")
 TIMESTAMP_MAX_FUTURE_S = env("MYRECALL_TIMESTAMP_MAX_FUTURE_S")
 # Keep only the last N days of frames (0: keep everything). The worker looks every HOUSEKEEPING_CHECK_S
 # for frames past it (and for deletions cut short) and deletes them, every copy; `manage.py prune`

@@ -1,4 +1,5 @@
 from django.apps import AppConfig
+from django.conf import settings
 
 
 class SearchConfig(AppConfig):
@@ -40,8 +41,9 @@ class SearchConfig(AppConfig):
         timeline_notice_register(index_lag_notice)
         timeline_notice_register(vectors_migration_notice)
         task_abandoned_register(tasks.vectors_embed, tasks.vectors_embed_abandoned)
-        web_startup_register(embedder_load_async)
-        web_startup_register(tasks.vectors_warm_in_background)
+        if settings.WARM_UP:  # else each loads when first needed
+            web_startup_register(embedder_load_async)
+            web_startup_register(tasks.vectors_warm_in_background)
         sidecar_register(
             Sidecar(name="vectors", command=vector_server_command, ready=vector_server_answering)
         )

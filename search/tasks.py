@@ -1,6 +1,7 @@
 import logging
 import threading
 
+from django.conf import settings
 from django_tasks import task
 
 from myrecall import priorities
@@ -69,10 +70,11 @@ def embedder_ready_line() -> str:
     frame reads besides it (search.semantic.judging_warm_up: the relevance records and the second
     model's reading are written with each frame's vectors)."""
     line = embedder_warm_up()
-    try:
-        judging_warm_up()
-    except EmbeddingError:
-        pass  # the line above says the embedder is not ready; the first frame tries again
+    if settings.WARM_UP:  # else when the first frame's vectors are written
+        try:
+            judging_warm_up()
+        except EmbeddingError:
+            pass  # the line above says the embedder is not ready; the first frame tries again
     return line
 
 

@@ -2,6 +2,7 @@
 rendered screenshots, and a real `serve` (web server + worker) for end-to-end tests."""
 
 import io
+import os
 import time
 import uuid
 from datetime import datetime
@@ -15,6 +16,11 @@ from tests.screens import font
 from frames.models import Frame, OcrResult, OcrStatus
 from search.services import frame_index
 from search.vectors import vectors_release
+
+# The servers and workers the tests start load what search by meaning needs when first needed
+# (MYRECALL_WARM_UP, on by default): most of them never search by meaning, and the warm-up cost
+# about 6 s of CPU a start (over a minute of the suite's time). Its tests call it themselves.
+os.environ.setdefault("MYRECALL_WARM_UP", "false")
 
 # How long a browser test's assertion waits for the page to show what it expects. Playwright's
 # default, 5 s, is less than the browser tests give their actions (20-30 s): on CI's loaded two
@@ -42,10 +48,12 @@ LONGEST_FILES = [
     "tests/agent_bridge/test_agent_live.py",
     "tests/test_commands.py",
     "tests/myrecall/test_archive.py",
+    "tests/capture/test_sway.py",
     "tests/frames/test_deletion.py",
     "tests/frames/test_shared_images.py",
     "tests/test_contract.py",
     "tests/capture/test_client.py",
+    "tests/capture/test_x11.py",
     "tests/frames/test_incremental.py",
     "tests/frames/test_storage.py",
     "tests/agent_bridge/test_mcp.py",

@@ -496,10 +496,11 @@ def test_hybrid_scores_are_on_one_scale_whether_or_not_meaning_found_anything(sc
 
 
 @pytest.mark.django_db
-def test_worker_start_and_web_start_load_what_judging_needs(monkeypatch):
+def test_worker_start_and_web_start_load_what_judging_needs(monkeypatch, settings):
     """The everyday questions (search.relevance) and the second model (search.crosscheck) load at
     the worker's start and in the web server's warm-up, in a memory with no vectors yet too: a new
-    memory's first frames and first search do not wait about 3 s for them."""
+    memory's first frames and first search do not wait about 3 s for them. MYRECALL_WARM_UP=false
+    leaves them to the first frame."""
     from search import crosscheck, relevance
 
     def unloaded() -> None:
@@ -507,7 +508,11 @@ def test_worker_start_and_web_start_load_what_judging_needs(monkeypatch):
         monkeypatch.setattr(crosscheck, "_model", None)
         assert not relevance.background_ready() and not crosscheck.crosscheck_ready()
 
+    settings.WARM_UP = False
     unloaded()
+    assert tasks.embedder_ready_line().startswith("embedder ")
+    assert not relevance.background_ready() and not crosscheck.crosscheck_ready()
+    settings.WARM_UP = True
     assert tasks.embedder_ready_line().startswith("embedder ")
     assert relevance.background_ready() and crosscheck.crosscheck_ready()
     unloaded()
