@@ -9,6 +9,7 @@ from datetime import datetime
 from datetime import timezone as dt_timezone
 
 import pytest
+from django.conf import settings as django_settings
 from PIL import Image, ImageDraw
 
 from tests.server import LiveServer
@@ -21,6 +22,12 @@ from search.vectors import vectors_release
 # (MYRECALL_WARM_UP, on by default): most of them never search by meaning, and the warm-up cost
 # about 6 s of CPU a start (over a minute of the suite's time). Its tests call it themselves.
 os.environ.setdefault("MYRECALL_WARM_UP", "false")
+# The suite runs three test processes on two cores: there an OCR of two threads (the default, for
+# one server on two cores) is no faster and costs more CPU (a dense screen read whole: 8.2 s of
+# CPU on one thread, 9.6-10.7 s on two). One thread each, in the servers the tests start and here.
+os.environ.setdefault("MYRECALL_OCR_THREADS", "1")
+
+django_settings.OCR_THREADS = int(os.environ["MYRECALL_OCR_THREADS"])  # this process read its settings already
 
 # How long a browser test's assertion waits for the page to show what it expects. Playwright's
 # default, 5 s, is less than the browser tests give their actions (20-30 s): on CI's loaded two
