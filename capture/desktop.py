@@ -1,16 +1,17 @@
 """What the capture loop needs from a desktop, whatever draws it: its monitors, the focused
 window's app and title, a screenshot of a monitor, a wait for the next moment to look, whether
 the screen is locked, and word when the desktop went away. Each desktop (X11 in capture.x11, sway
-in capture.sway) implements `Desktop`; `desktop_kind` tells from the environment which one this session is, and
+in capture.sway, GNOME on Wayland in capture.gnome) implements `Desktop`; `desktop_kind` tells from the environment which one this session is, and
 `desktop_open` connects to it."""
 
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Protocol
 
-X11, SWAY = "x11", "sway"
-KINDS = (X11, SWAY)
+X11, SWAY, GNOME = "x11", "sway", "gnome"
+KINDS = (X11, SWAY, GNOME)
 
 
 @dataclass(frozen=True)
@@ -88,18 +89,23 @@ class Desktop(Protocol):
 
 def desktop_kind(*, display: str | None, environ: Mapping[str, str] = os.environ) -> str | None:
     """Which desktop this session runs, from the environment, or None when none the client knows is
-    reachable. An X display given on the command line wins; a sway session is sway's, though it
-    also sets $DISPLAY for its X11 apps (Xwayland shows X11 nothing of the Wayland windows)."""
+    reachable. An X display given on the command line wins; a sway or GNOME Wayland session is
+    recorded as such, though it also sets $DISPLAY for its X11 apps (Xwayland shows X11 nothing of
+    the Wayland windows). GNOME names itself in $XDG_CURRENT_DESKTOP ("GNOME", "ubuntu:GNOME")."""
     if display:
         return X11
     if environ.get("WAYLAND_DISPLAY") and (environ.get("SWAYSOCK") or environ.get("I3SOCK")):
         return SWAY
+    if environ.get("WAYLAND_DISPLAY") and "GNOME" in environ.get("XDG_CURRENT_DESKTOP", "").upper().split(":"):
+        return GNOME
     if environ.get("DISPLAY"):
         return X11
     return None
 
 
-def desktop_open(kind: str, *, display: str | None) -> Desktop:
+def desktop_open(kind: str, *, display: str | None, state_dir: Path | None = None) -> Desktop:
+    """The desktop, connected; state_dir is where one keeps what it needs again at the next start
+    (GNOME: the screen share the user allowed), the client's default state dir when not given."""
     if kind == X11:
         from capture.x11 import X11Desktop  # here, as each desktop's module imports this one
 
@@ -108,4 +114,9 @@ def desktop_open(kind: str, *, display: str | None) -> Desktop:
         from capture.sway import SwayDesktop
 
         return SwayDesktop()
+    if kind == GNOME:
+        from capture.client import state_dir_default
+        from capture.gnome import GnomeDesktop
+
+        return GnomeDesktop(state_dir or state_dir_default())
     raise ValueError(f"no desktop {kind!r}: the client knows {', '.join(KINDS)}")
