@@ -130,6 +130,7 @@ class Client:
         self.server_rules = self._rules_cached()
         self.sent = self.captured = self.skipped_unchanged = self.skipped_excluded = 0
         self._reported = (0, 0, 0)  # sent, unchanged, excluded at the last report
+        self._dropped_reported = 0  # frames the full spool had dropped at the last report line
         self._report_due: dict | None = None  # the latest report, until the uploader sends it
         self._reports_taken = True  # False once the server said it has no route for reports (an older one)
         self.stopped_by: str | None = None  # the signal's name
@@ -432,6 +433,9 @@ class Client:
         waiting = f"{report['spooled']} waiting in the spool"
         if self._down:
             waiting += f" ({self.config.url} cannot be reached)"
+        if dropped := self.spool.dropped - self._dropped_reported:
+            waiting += f", {dropped} oldest dropped as the spool was full"
+            self._dropped_reported = self.spool.dropped
         paused = f"{reason}; " if (reason := self.paused() or self._locked) else ""
         return (
             f"last {period}: {paused}{report['sent']} frame(s) sent, {report['unchanged']} skipped as unchanged, "

@@ -6,6 +6,7 @@ alone (capture.private)."""
 
 import json
 import logging
+import time
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,11 +29,16 @@ class Item:
             return 0
 
 
+# While the spool stays full, its line is repeated at most this often, with the count so far.
+FULL_SAID_EVERY_S = 60.0
+
+
 class Spool:
     def __init__(self, directory: Path, *, max_bytes: int):
         self.dir = dir_private(Path(directory))
         self.max_bytes = max_bytes
-        self.dropped = 0
+        self.dropped = 0  # frames dropped as the spool was full, since the start
+        self._full_said_at: float | None = None
         for leftover in self.dir.glob("*.part"):  # a write cut short by a crash
             leftover.unlink(missing_ok=True)
 
@@ -56,7 +62,13 @@ class Spool:
             total -= oldest.stat().st_size if oldest.exists() else 0
             self.remove(Item(path=oldest, meta={}))
             self.dropped += 1
-            logger.warning("spool full (%d MB): dropped the oldest frame %s", self.max_bytes // 2**20, oldest.name)
+            now = time.monotonic()
+            if self._full_said_at is None or now - self._full_said_at >= FULL_SAID_EVERY_S:
+                self._full_said_at = now
+                logger.warning(
+                    "spool full (%s MB): the oldest frames are dropped to keep the newest; %d dropped so far",
+                    f"{self.max_bytes / 2**20:g}", self.dropped,
+                )
 
     def oldest(self) -> Item | None:
         for path in self._names():
