@@ -102,7 +102,8 @@ def main(argv=None) -> int:
     kind = desktop_kind(display=args.display)
     if kind is None:
         print("capture: no desktop the client knows is set: an X display ($DISPLAY), a sway session ($WAYLAND_DISPLAY and "
-              "$SWAYSOCK) or a GNOME Wayland session ($WAYLAND_DISPLAY, and GNOME in $XDG_CURRENT_DESKTOP). "
+              "$SWAYSOCK), a GNOME Wayland session ($WAYLAND_DISPLAY, and GNOME in $XDG_CURRENT_DESKTOP) or "
+              "another wlroots one ($WAYLAND_DISPLAY: Hyprland, river, labwc...). "
               "Other Wayland desktops: see README \"Capture\".", file=sys.stderr)
         return EXIT_USAGE
     config = Config(

@@ -1,7 +1,8 @@
 """What the capture loop needs from a desktop, whatever draws it: its monitors, the focused
 window's app and title, a screenshot of a monitor, a wait for the next moment to look, whether
 the screen is locked, and word when the desktop went away. Each desktop (X11 in capture.x11, sway
-in capture.sway, GNOME on Wayland in capture.gnome) implements `Desktop`; `desktop_kind` tells from the environment which one this session is, and
+in capture.sway, GNOME on Wayland in capture.gnome, other wlroots compositors, Hyprland, river,
+labwc..., in capture.wlroots) implements `Desktop`; `desktop_kind` tells from the environment which one this session is, and
 `desktop_open` connects to it."""
 
 import os
@@ -10,8 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-X11, SWAY, GNOME = "x11", "sway", "gnome"
-KINDS = (X11, SWAY, GNOME)
+X11, SWAY, GNOME, WLROOTS = "x11", "sway", "gnome", "wlroots"
+KINDS = (X11, SWAY, GNOME, WLROOTS)
 
 
 @dataclass(frozen=True)
@@ -96,8 +97,13 @@ def desktop_kind(*, display: str | None, environ: Mapping[str, str] = os.environ
         return X11
     if environ.get("WAYLAND_DISPLAY") and (environ.get("SWAYSOCK") or environ.get("I3SOCK")):
         return SWAY
-    if environ.get("WAYLAND_DISPLAY") and "GNOME" in environ.get("XDG_CURRENT_DESKTOP", "").upper().split(":"):
+    desktops = environ.get("XDG_CURRENT_DESKTOP", "").upper().split(":")
+    if environ.get("WAYLAND_DISPLAY") and "GNOME" in desktops:
         return GNOME
+    # Any other Wayland session but KDE's (whose KWin offers no screencopy): a wlroots compositor
+    # (Hyprland, river, labwc, Wayfire...); one that is not says so when opened.
+    if environ.get("WAYLAND_DISPLAY") and "KDE" not in desktops:
+        return WLROOTS
     if environ.get("DISPLAY"):
         return X11
     return None
@@ -119,4 +125,8 @@ def desktop_open(kind: str, *, display: str | None, state_dir: Path | None = Non
         from capture.gnome import GnomeDesktop
 
         return GnomeDesktop(state_dir or state_dir_default())
+    if kind == WLROOTS:
+        from capture.wlroots import WlrootsDesktop
+
+        return WlrootsDesktop()
     raise ValueError(f"no desktop {kind!r}: the client knows {', '.join(KINDS)}")

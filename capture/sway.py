@@ -1,5 +1,5 @@
 """The sway desktop (Wayland, wlroots): screenshots through the compositor's screencopy protocol
-(capture.wayland), the focused window's app id and title through sway's IPC socket ($SWAYSOCK,
+(capture.wayland, through capture.wlroots), the focused window's app id and title through sway's IPC socket ($SWAYSOCK,
 i3's message format: the magic "i3-ipc", the payload's length and type in native byte order,
 then JSON). Both connections last the client's life; when sway exits, each reads its end.
 
@@ -12,13 +12,11 @@ import json
 import os
 import select
 import struct
-import time
-import zlib
 from collections.abc import Mapping
 
-from capture.desktop import DesktopError, FocusedWindow, Monitor, ScreenError, Shot, monitors_numbered
-from capture.lockers import LockCheck
-from capture.wayland import Screencopy, WaylandError, WaylandGone, socket_connect
+from capture.desktop import DesktopError, FocusedWindow, Monitor
+from capture.wayland import Screencopy, WaylandError, socket_connect
+from capture.wlroots import ScreencopyDesktop, wayland_socket
 
 MAGIC = b"i3-ipc"
 HEADER = struct.Struct("=6sII")  # magic, payload length, message type
@@ -108,14 +106,7 @@ def sway_socket(environ: Mapping[str, str]) -> str | None:
     return environ.get("SWAYSOCK") or environ.get("I3SOCK")
 
 
-def wayland_socket(environ: Mapping[str, str]) -> str | None:
-    name = environ.get("WAYLAND_DISPLAY")
-    if not name:
-        return None
-    return name if name.startswith("/") else os.path.join(environ.get("XDG_RUNTIME_DIR", ""), name)
-
-
-class SwayDesktop:
+class SwayDesktop(ScreencopyDesktop):
     what = "the sway session"
 
     def __init__(self, environ: Mapping[str, str] = os.environ):
@@ -125,89 +116,30 @@ class SwayDesktop:
         try:
             if not self.events.call(SUBSCRIBE, b'["window", "workspace"]').get("success"):
                 raise OSError("sway refused to send window events")
-            self.screen = Screencopy(wayland_socket(environ) or "")
+            screen = Screencopy(wayland_socket(environ) or "")
         except (OSError, WaylandError) as exc:
             self.ipc.close()
             self.events.close()
             raise DesktopError(str(exc)) from exc
-        self.uid = os.stat(path).st_uid  # the session's user: its socket's owner
-        self._locks = LockCheck(self.uid)
-        self._shots: dict[str, Shot] = {}  # output name -> the last screenshot of it
-        self._watched: set[str] = set()  # the monitors screenshots were taken of: their changes wake the wait
-        self._window_changed = False
+        super().__init__(screen, os.stat(path).st_uid)  # the session's user: its socket's owner
 
     def close(self) -> None:
-        self._locks.close()
         self.ipc.close()
         self.events.close()
-        self.screen.close()
+        super().close()
 
-    def _gone(self, exc: Exception) -> DesktopError:
-        return DesktopError(f"the sway session at {self.screen.path} went away ({exc})")
+    # Window events: sway sends them on a second IPC connection ---------------------------------
 
-    # Monitors and screenshots ----------------------------------------------------------------
+    def _news_sources(self) -> list:
+        return [self.events]
 
-    def monitors(self) -> list[Monitor]:
-        try:
-            self.screen.dispatch(0)  # outputs plugged in or out since
-        except WaylandGone as exc:
-            raise self._gone(exc) from exc
-        return monitors_numbered((o.name, o.x, o.y, o.width, o.height) for o in self.screen.outputs.values() if o.name and o.width)
-
-    def monitor(self, number: int) -> Monitor:
-        monitors = self.monitors()
-        if not 1 <= number <= len(monitors):
-            names = ", ".join(f"{m.number} {m.name}" for m in monitors)
-            raise ValueError(f"there is no monitor {number} on sway (every monitor as one image is X11's alone): "
-                             f"this session has {len(monitors)} ({names})")
-        return monitors[number - 1]
-
-    def grab(self, monitor: Monitor) -> Shot:
-        try:
-            output = self.screen.output_named(monitor.name)
-            if output is None:
-                self.screen.roundtrip()  # outputs plugged in or out since
-                output = self.screen.output_named(monitor.name)
-            if output is None:
-                raise ScreenError(f"the monitor {monitor.name} is gone")
-            self._watched.add(output.name)
-            if self.screen.unchanged(output) and output.name in self._shots:
-                return self._shots[output.name]
-            width, height, pixels = self.screen.copy(output)
-        except WaylandGone as exc:
-            raise self._gone(exc) from exc
-        except WaylandError as exc:
-            raise ScreenError(str(exc)) from exc
-        shot = self._shots[output.name] = Shot(width=width, height=height, bgra=pixels, checksum=zlib.crc32(pixels))
-        return shot
-
-    def change_wait(self, timeout_s: float, wake_fd: int) -> bool:
-        """True when the pixels of a monitor recorded since the last wait or the windows changed (a title, the focus)."""
-        deadline = time.monotonic() + timeout_s
-        try:
-            for name in self._watched:
-                if (output := self.screen.output_named(name)) is not None:
-                    self.screen.watch(output)
-            while not (self.screen.changes() or self._window_changed):
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    return False
-                ready, _, _ = select.select([wake_fd, self.screen, self.events], [], [], left)
-                if wake_fd in ready:
-                    return False
-                if self.screen in ready:
-                    self.screen.dispatch(0)
-                while self.events in ready:  # every event sent so far: one look after them all
-                    self.events.receive()
-                    self._window_changed = True
-                    ready, _, _ = select.select([self.events], [], [], 0)
-        except (WaylandGone, OSError) as exc:
-            raise self._gone(exc) from exc
-        self._window_changed = False
-        return True
-
-    def locked(self) -> str | None:
-        return self._locks.locked()
+    def _news_read(self, ready: list) -> bool:
+        changed = False
+        while self.events in ready:  # every event sent so far: one look after them all
+            self.events.receive()
+            changed = True
+            ready, _, _ = select.select([self.events], [], [], 0)
+        return changed
 
     # The focused window ----------------------------------------------------------------------
 

@@ -65,6 +65,13 @@ class _Args:
         self.at += size + (-size % 4)
         return text.decode("utf-8", "replace")
 
+    def uints(self) -> list[int]:
+        """An array argument of 32-bit values."""
+        size = self.uint()
+        values = list(struct.unpack_from(f"<{size // 4}I", self.body, self.at))
+        self.at += size + (-size % 4)
+        return values
+
 
 Handler = Callable[[int, _Args], None]
 
@@ -200,6 +207,18 @@ class Output:
 
 
 @dataclass
+class Toplevel:
+    """A window as the compositor's foreign-toplevel list tells of it (zwlr_foreign_toplevel_manager_v1)."""
+
+    app_id: str = ""
+    title: str = ""
+    activated: bool = False  # it has the focus
+    outputs: set[int] = field(default_factory=set)  # the wl_output objects (this connection's) it is on
+    activated_order: int = 0  # higher: it had the focus more recently
+    pending: dict = field(default_factory=dict)  # what the events before the next `done` set
+
+
+@dataclass
 class _Copy:
     """One screencopy frame in flight, and what the compositor said of it."""
 
@@ -252,12 +271,19 @@ class Screencopy(Connection):
         self._copied_ns: dict[str, int] = {}  # output name -> when the frame it was last copied from was shown
         self._changed: set[str] = set()  # outputs that changed since they were last copied
         self._news: set[str] = set()  # outputs that changed since `changes` was last asked
+        self.toplevels: dict[int, Toplevel] = {}  # the compositor's object id -> the window
+        self._toplevel_global: tuple[int, int] | None = None  # its name and version, when offered
+        self._activations = 0
+        self.windows_changed = False  # a window was focused, retitled, opened or closed since it was last cleared
         super().__init__(path)
         self.roundtrip()  # the globals, bound as they are announced
         if not self.manager:
             self.close()
             raise WaylandError("this Wayland compositor offers no screencopy (zwlr_screencopy_manager_v1): it is not wlroots-based")
-        self.roundtrip()  # what each output says of itself once bound
+        if self._toplevel_global is not None:  # after the outputs, so that each window says which it is on
+            name, version = self._toplevel_global
+            self.bind(name, "zwlr_foreign_toplevel_manager_v1", min(version, 3), self._toplevel_manager_event)
+        self.roundtrip()  # what each output (and each window) says of itself once bound
 
     def global_added(self, name: int, interface: str, version: int) -> None:
         if interface == "wl_shm":
@@ -265,6 +291,8 @@ class Screencopy(Connection):
         elif interface == "zwlr_screencopy_manager_v1":
             self.manager_version = min(version, 3)
             self.manager = self.bind(name, interface, self.manager_version, lambda _opcode, _args: None)
+        elif interface == "zwlr_foreign_toplevel_manager_v1":
+            self._toplevel_global = (name, version)
         elif interface == "zxdg_output_manager_v1":
             self.xdg_manager = self.bind(name, interface, min(version, 3), lambda _opcode, _args: None)
             for output in self.outputs.values():
@@ -306,6 +334,47 @@ class Screencopy(Connection):
 
     def output_named(self, name: str) -> Output | None:
         return next((output for output in self.outputs.values() if output.name == name), None)
+
+    # Windows (foreign toplevels) ----------------------------------------------------------------
+
+    @property
+    def toplevels_known(self) -> bool:
+        """Whether the compositor tells of its windows (not every wlroots compositor does)."""
+        return self._toplevel_global is not None
+
+    def _toplevel_manager_event(self, opcode: int, args: _Args) -> None:
+        if opcode == 0:  # toplevel(new_id): an object the compositor made
+            handle = args.uint()
+            window = self.toplevels[handle] = Toplevel()
+            self._handlers[handle] = lambda op, event_args: self._toplevel_event(handle, window, op, event_args)
+
+    def _toplevel_event(self, handle: int, window: Toplevel, opcode: int, args: _Args) -> None:
+        if opcode == 0:  # title
+            window.pending["title"] = args.string()
+        elif opcode == 1:  # app_id
+            window.pending["app_id"] = args.string()
+        elif opcode == 2:  # output_enter(wl_output)
+            window.outputs.add(args.uint())
+        elif opcode == 3:  # output_leave(wl_output)
+            window.outputs.discard(args.uint())
+        elif opcode == 4:  # state(array): 2 is activated
+            window.pending["activated"] = 2 in args.uints()
+        elif opcode == 5:  # done: what came before it holds from now
+            if window.pending.get("activated") and not window.activated:
+                self._activations += 1
+                window.activated_order = self._activations
+            for key, value in window.pending.items():
+                setattr(window, key, value)
+            window.pending = {}
+            self.windows_changed = True
+        elif opcode == 6:  # closed
+            self.toplevels.pop(handle, None)
+            self._handlers.pop(handle, None)
+            self.request(handle, 7)  # destroy
+            self.windows_changed = True
+
+    def output_of_object(self, object_id: int) -> Output | None:
+        return next((output for output in self.outputs.values() if output.object_id == object_id), None)
 
     # Copies ----------------------------------------------------------------------------------
 

@@ -7,10 +7,11 @@ import signal
 import subprocess
 import sys
 import time
+import types
 
 import pytest
 
-from capture.desktop import SWAY, X11, desktop_kind
+from capture.desktop import SWAY, WLROOTS, X11, desktop_kind
 from tests.capture.sway import Sway
 from tests.capture.test_client import Client, desktop_lost, found, run_client
 from tests.live import wait_for
@@ -160,7 +161,10 @@ def test_a_sway_session_is_recorded_through_sway_though_it_also_sets_an_x_displa
     assert desktop_kind(display=None, environ=session) == SWAY
     assert desktop_kind(display=":1", environ=session) == X11  # an X display asked for by name
     assert desktop_kind(display=None, environ={"DISPLAY": ":0"}) == X11
-    assert desktop_kind(display=None, environ={"WAYLAND_DISPLAY": "wayland-0"}) is None  # another Wayland desktop
+    # Another Wayland desktop: a wlroots one (Hyprland, river...), but KDE's, which the client cannot record.
+    assert desktop_kind(display=None, environ={"WAYLAND_DISPLAY": "wayland-0"}) == WLROOTS
+    assert desktop_kind(display=None, environ={"WAYLAND_DISPLAY": "wayland-0", "XDG_CURRENT_DESKTOP": "Hyprland"}) == WLROOTS
+    assert desktop_kind(display=None, environ={"WAYLAND_DISPLAY": "wayland-0", "XDG_CURRENT_DESKTOP": "KDE"}) is None
 
 
 def test_on_sway_a_change_is_captured_at_once_not_at_the_next_interval(tmp_path, server):
@@ -223,3 +227,32 @@ def test_a_title_of_thousands_of_characters_or_invalid_utf8_is_stored_clipped_no
     finally:
         assert client.stop() == 0
     assert "refused" not in client.output()
+
+
+def test_a_wlroots_compositor_without_swaymsg_is_recorded_through_its_window_list(server, tmp_path):
+    """Hyprland, river, labwc...: no sway IPC, the windows from the compositor's foreign-toplevel
+    list. Here a headless sway whose IPC socket the client is not told of: the same protocols as
+    any wlroots compositor (Hyprland is not packaged for this Debian)."""
+    sway = Sway(outputs=((1024, 768), (1280, 800)))
+    try:
+        sway.command("focus output HEADLESS-1")
+        sway.window("atlas", "Left list", "Fernwhistle harbour chart")
+        focus_wait(sway, "atlas", "Left list")
+        sway.command("focus output HEADLESS-2")
+        sway.window("ledger", "Right list", "Copperloom invoice total")
+        focus_wait(sway, "ledger", "Right list")
+        wlroots = types.SimpleNamespace(env={key: value for key, value in sway.env.items() if key != "SWAYSOCK"})
+        client = Client(wlroots, tmp_path / "state", url=server.url, token=server.token, args=["--device", "wlr"])
+        try:
+            hits = found(server, "Fernwhistle")
+            assert hits and frame_row(server, hits[0]["frame_id"]) == ("HEADLESS-1", "atlas", "Left list", False, 1024), client.output()
+            hits = found(server, "Copperloom")
+            assert hits and frame_row(server, hits[0]["frame_id"]) == ("HEADLESS-2", "ledger", "Right list", True, 1280), client.output()
+            sway.write("ledger", "Saltmarrow second line", title="Right renamed")
+            hits = found(server, "Saltmarrow")
+            assert hits and frame_row(server, hits[0]["frame_id"])[1:4] == ("ledger", "Right renamed", True), client.output()
+        finally:
+            assert client.stop() == 0
+        assert "capturing every monitor (1 HEADLESS-1 1024x768, 2 HEADLESS-2 1280x800) on wlroots" in client.output()
+    finally:
+        sway.close()
