@@ -29,7 +29,7 @@ from pathlib import Path
 from capture.desktop import DesktopError, FocusedWindow, Monitor, ScreenError, Shot, monitors_numbered
 from capture.gnome_dbus import BusError, GnomeBus, ScreenCast, Stream, Window
 from capture.lockers import LockCheck
-from capture.private import file_write
+from capture.private import dir_private, file_write
 
 logger = logging.getLogger("capture")
 
@@ -40,8 +40,8 @@ EXTENSION_HOW = (
     f"\"Capture\" says (cp -r capture/gnome-extension/{EXTENSION} ~/.local/share/gnome-shell/extensions/, log out and "
     f"in, gnome-extensions enable {EXTENSION}), then start capture again"
 )
-ASKING = ("GNOME asks which monitors to share: choose them in its Share dialog, tick \"Remember this selection\" "
-          "(then it is not asked again) and press Share")
+ASKING = ("GNOME asks which monitors to share: choose them in its Share dialog, leave \"Remember this selection\" "
+          "ticked (then it is not asked again) and press Share")
 FIRST_FRAME_S = 10.0  # a monitor's first picture comes this soon after the cast starts
 # After the extension said the focus or a title changed, a screenshot waits this long at most for a
 # picture drawn since (the new window's; a title drawn nowhere brings none).
@@ -177,6 +177,7 @@ class GnomeDesktop:
         token = token_file.read_text().strip() if token_file.exists() else None
         self.cast = ScreenCast(token or None, asking=lambda: logger.info("%s", ASKING))
         if self.cast.restore_token and self.cast.restore_token != token:
+            dir_private(token_file.parent, (TOKEN_FILE,))
             file_write(token_file, self.cast.restore_token.encode())  # a token may serve once: the new one is kept
         names = self.bus.monitor_names()
         streams = self.cast.streams

@@ -196,7 +196,7 @@ class ScreenCast:
                                    "and press Share") from None
         if response == 1:
             raise DesktopError("the screen share was cancelled in GNOME's dialog: nothing to record. Start again, choose the "
-                               "monitors, tick \"Remember this selection\" and press Share")
+                               "monitors, leave \"Remember this selection\" ticked and press Share")
         if response != 0:
             raise DesktopError(f"GNOME's screen cast portal refused to share the screen ({method} answered {response})")
         return {key: value for key, (_signature, value) in results.items()}
