@@ -25,6 +25,11 @@ $test_setup && DEB_PACKAGES+=(chromium redis-server postgresql postgresql-contri
 $test_setup && DEB_PACKAGES+=(sway foot swaylock)
 # A private D-Bus (dbus-daemon) for the capture client's lock tests: a stand-in logind and screensaver on it.
 $test_setup && DEB_PACKAGES+=(dbus-daemon)
+# A headless GNOME session (written against Debian 12's gnome-shell 43) with the ScreenCast portal,
+# PipeWire and GStreamer's PipeWire reader, and GTK 3 windows (Debian's python3-gi): about 100 MB
+# to download on a bare Debian 12, most of it gnome-shell's and mutter's dependencies.
+$test_setup && DEB_PACKAGES+=(gnome-shell xdg-desktop-portal xdg-desktop-portal-gnome pipewire wireplumber
+  gstreamer1.0-tools gstreamer1.0-pipewire gstreamer1.0-plugins-base gstreamer1.0-plugins-good python3-gi gir1.2-gtk-3.0)
 missing=()
 for pkg in "${DEB_PACKAGES[@]}"; do
   dpkg -s "${pkg%%=*}" >/dev/null 2>&1 || missing+=("$pkg")
