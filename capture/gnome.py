@@ -48,7 +48,7 @@ FIRST_FRAME_S = 10.0  # a monitor's first picture comes this soon after the cast
 WINDOW_FRAME_WAIT_S = 0.5
 # At most this many frames a second from each monitor: while someone types, the newest is the one
 # kept, and GNOME sends the last change after a pause anyway.
-FRAMES_PER_S_MAX = 5
+FRAMES_PER_S_MAX = 2
 
 
 def frame_size(stream: Stream, length: int) -> tuple[int, int] | None:
