@@ -32,9 +32,11 @@ EXTENSION = "myrecall-focus@myrecall.local"
 REPO = Path(__file__).resolve().parents[2]
 WAYLAND = "wayland-gnome"
 SIZE = (1920, 1080)
-# Where GNOME 43's Share dialog (xdg-desktop-portal-gnome) puts its parts on a 1920x1080 monitor.
-# "Remember this selection" is ticked when it opens (persist_mode 2): not clicked.
+# Where GNOME 43's Share dialog (xdg-desktop-portal-gnome) puts its parts on a 1920x1080 monitor
+# (the first monitor's row; each next one 55 pixels lower). "Remember this selection" is ticked
+# when it opens (persist_mode 2): not clicked.
 DIALOG = {"monitor": (959, 582), "share": (1172, 429), "cancel": (749, 429)}
+ROW_HEIGHT = 55
 KEY_ESCAPE = 0xFF1B
 BUTTON_LEFT = 0x110  # BTN_LEFT
 
@@ -59,7 +61,8 @@ FOCUS = DBusAddress("/org/myrecall/Focus", bus_name="org.gnome.Shell", interface
 
 
 class Gnome:
-    def __init__(self):
+    def __init__(self, *, monitors: int = 1):
+        """monitors: 1920x1080 each, side by side."""
         self.user = account()
         self.dir = Path(tempfile.mkdtemp(prefix="myrecall-gnome-"))  # its XDG_RUNTIME_DIR and HOME: 0700, the account's
         self.procs: list[subprocess.Popen] = []
@@ -87,7 +90,8 @@ class Gnome:
             self._start(["pipewire"], base)
             self._start(["wireplumber"], base)
             self.shell = self._start(["gnome-shell", "--headless", "--wayland", "--no-x11", "--wayland-display", WAYLAND,
-                                      "--virtual-monitor", f"{SIZE[0]}x{SIZE[1]}"], base)
+                                      *[option for _ in range(monitors) for option in ("--virtual-monitor", f"{SIZE[0]}x{SIZE[1]}")]],
+                                     base)
             # What the capture client is given, as a GNOME session gives its apps (no X display here).
             self.env = {key: value for key, value in os.environ.items()
                         if key not in ("DISPLAY", "WAYLAND_DISPLAY", "SWAYSOCK", "I3SOCK", "XDG_CURRENT_DESKTOP")}
@@ -181,13 +185,15 @@ class Gnome:
         escape_at = [time.time() + 5]
         self._wait(focused, f"the window {app_id} {title!r}", timeout_s)
 
-    def dialog_answer(self, answer: str, timeout_s: float = 60) -> None:
-        """Wait for GNOME's Share dialog, then press Share (the monitor chosen, "Remember this
-        selection" left ticked) or Cancel."""
+    def dialog_answer(self, answer: str, timeout_s: float = 60, monitors: int = 1) -> None:
+        """Wait for GNOME's Share dialog, then press Share (the first `monitors` monitors chosen,
+        "Remember this selection" left ticked) or Cancel."""
         self._wait(lambda: "portal" in (self.focus() or ("",))[0], "GNOME's Share dialog", timeout_s)  # xdg-desktop-portal-gnome's
         time.sleep(0.5)  # it fades in
-        for part in (("monitor", "share") if answer == "share" else ("cancel",)):
-            self.remote.click(*DIALOG[part])
+        x, y = DIALOG["monitor"]
+        places = [(x, y + ROW_HEIGHT * row) for row in range(monitors)] + [DIALOG["share"]] if answer == "share" else [DIALOG["cancel"]]
+        for place in places:
+            self.remote.click(*place)
             time.sleep(0.3)
 
     def close(self) -> None:

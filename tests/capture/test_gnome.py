@@ -104,6 +104,30 @@ def titles(server) -> list[tuple[str, str]]:
     return server.rows("SELECT app_name, window_name FROM frames_frame WHERE device_name = %s", ("titles",))
 
 
+def test_two_monitors_shared_are_each_captured_with_their_own_name_and_window(server, tmp_path):
+    gnome = Gnome(monitors=2)
+    try:
+        gnome.window(APP, "Left screen", "Quillfather harbour chart")  # on the first monitor, which has the focus
+        client = GnomeClient(gnome, tmp_path, url=server.url, token=server.token, args=["--device", "twin"])
+        try:
+            gnome.dialog_answer("share", monitors=2)
+            wait_for(lambda: {row[0] for row in frame_rows(server, "twin")} == {"Meta-0", "Meta-1"}, timeout_s=60)
+        finally:
+            assert client.stop() == 0
+        rows = frame_rows(server, "twin")
+        assert ("Meta-0", APP, "Left screen", True) in rows, rows
+        assert all(row[1:3] == ("", "") for row in rows if row[0] == "Meta-1"), rows  # no window there
+        assert "capturing every monitor (1 Meta-0 1920x1080, 2 Meta-1 1920x1080) on gnome" in client.output()
+    finally:
+        gnome.close()
+
+
+def frame_rows(server, device: str) -> list[tuple]:
+    """Each frame's monitor, app, title and whether its window had the focus."""
+    return [(row[0], row[1], row[2], None if row[3] is None else bool(row[3])) for row in server.rows(
+        "SELECT monitor, app_name, window_name, focused FROM frames_frame WHERE device_name = %s", (device,))]
+
+
 def test_cancel_in_gnomes_share_dialog_ends_the_client_with_one_clear_line(gnome, server, tmp_path):
     fresh = gnome.user_dir("fresh")  # no restore token there
     proc = gnome.client(["--url", server.url, "--state-dir", str(fresh / "state")],
