@@ -488,7 +488,7 @@ class Client:
         signal.signal(signal.SIGINT, self._stop_on_signal)
         signal.signal(signal.SIGTERM, self._stop_on_signal)
         self.rules_refresh()  # a bad token or URL stops here, before anything is captured
-        desktop = desktop_open(self.config.desktop, display=self.config.display)
+        desktop = desktop_open(self.config.desktop, display=self.config.display, state_dir=self.state_dir)
         try:
             what = self._monitors_start(desktop)
         except ValueError:
