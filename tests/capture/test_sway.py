@@ -118,15 +118,20 @@ def frame_row(server, frame_id: int) -> tuple:
     return (row[0], row[1], row[2], None if row[3] is None else bool(row[3]), row[4])
 
 
-def test_every_monitor_on_sway_is_captured_with_its_own_window_also_one_plugged_in_and_at_scale_2(server, tmp_path):
+def two_monitors(left: tuple[str, str, str], right: tuple[str, str, str]) -> Sway:
+    """A headless sway with two monitors (1024x768, then 1280x800) and a window (app id, title,
+    a line) on each; the right one has the focus."""
     sway = Sway(outputs=((1024, 768), (1280, 800)))
+    for output, (app_id, title, line) in (("HEADLESS-1", left), ("HEADLESS-2", right)):
+        sway.command(f"focus output {output}")
+        sway.window(app_id, title, line)
+        focus_wait(sway, app_id, title)
+    return sway
+
+
+def test_every_monitor_on_sway_is_captured_with_its_own_window_also_one_plugged_in_and_at_scale_2(server, tmp_path):
+    sway = two_monitors(("atlas", "Left screen", "Quillfather harbour chart"), ("ledger", "Right screen", "Pebblewright invoice total"))
     try:
-        sway.command("focus output HEADLESS-1")
-        sway.window("atlas", "Left screen", "Quillfather harbour chart")
-        focus_wait(sway, "atlas", "Left screen")
-        sway.command("focus output HEADLESS-2")
-        sway.window("ledger", "Right screen", "Pebblewright invoice total")
-        focus_wait(sway, "ledger", "Right screen")
         sway.command("output HEADLESS-2 scale 2")  # HiDPI: its pixels are twice its layout size
         client = Client(sway, tmp_path / "state", url=server.url, token=server.token, args=["--device", "twin"])
         try:
@@ -233,14 +238,8 @@ def test_a_wlroots_compositor_without_swaymsg_is_recorded_through_its_window_lis
     """Hyprland, river, labwc...: no sway IPC, the windows from the compositor's foreign-toplevel
     list. Here a headless sway whose IPC socket the client is not told of: the same protocols as
     any wlroots compositor (Hyprland is not packaged for this Debian)."""
-    sway = Sway(outputs=((1024, 768), (1280, 800)))
+    sway = two_monitors(("atlas", "Left list", "Fernwhistle harbour chart"), ("ledger", "Right list", "Copperloom invoice total"))
     try:
-        sway.command("focus output HEADLESS-1")
-        sway.window("atlas", "Left list", "Fernwhistle harbour chart")
-        focus_wait(sway, "atlas", "Left list")
-        sway.command("focus output HEADLESS-2")
-        sway.window("ledger", "Right list", "Copperloom invoice total")
-        focus_wait(sway, "ledger", "Right list")
         wlroots = types.SimpleNamespace(env={key: value for key, value in sway.env.items() if key != "SWAYSOCK"})
         client = Client(wlroots, tmp_path / "state", url=server.url, token=server.token, args=["--device", "wlr"])
         try:
