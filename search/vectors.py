@@ -169,6 +169,13 @@ def _refused(exc: Exception) -> bool:
 
 
 def _failure(what: str, exc: Exception) -> VectorError:
+    kind = exc.kind if isinstance(exc, _ServerFailure) else type(exc).__name__
+    if kind == "NotFoundError" and what == "search":
+        # A day the database says holds vectors, whose collection the index no longer has: its
+        # files were removed or replaced under it (the server then starts an empty index).
+        where = f"the vector server at {settings.CHROMA_URL} no longer has them" if settings.CHROMA_URL else (
+            f"its files in {vectors_dir() / 'db'} were removed or replaced")
+        return VectorError(f"vectors the index held are gone ({where}); `manage.py reindex --vectors` rebuilds them")
     if isinstance(exc, _ServerFailure):
         return VectorError(f"the vector index failed to {what}: {exc.kind}: {exc}")
     if _refused(exc):

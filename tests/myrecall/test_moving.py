@@ -91,8 +91,9 @@ def test_an_embedded_memory_copied_over_is_found_and_shown_at_once_and_a_stopped
     assert [row[0] for row in table_rows("SELECT id FROM frames_frame ORDER BY id")] == ids  # each once
     assert f"0 images copied ({len(ids)} were there already)" in again.stdout
 
-    # The copy as a user meets it: a server on it finds every frame at once, by words and by meaning.
-    with LiveServer(target, env=target_env) as server:
+    # The copy as a user meets it: a server on it finds every frame at once, by words and by meaning
+    # (its search's models loaded at its start, as by default: the suite's servers leave them to the first search).
+    with LiveServer(target, env={**target_env, "MYRECALL_WARM_UP": "true"}) as server:
         for frame_id in ids:
             assert server.session.get(f"{server.url}/api/v1/frames/{frame_id}/ocr", timeout=30).json() == texts[frame_id]
             assert server.session.get(f"{server.url}/api/v1/frames/{frame_id}", timeout=30).content == images[frame_id]
