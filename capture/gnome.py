@@ -1,12 +1,9 @@
 """The GNOME desktop on Wayland, where no program may take screenshots or read the focused window
 on its own:
 
-- the screen: the ScreenCast portal (capture.gnome_dbus). The first start shows GNOME's Share
-  dialog; with "Remember this selection" ticked, the portal's restore token (kept in the state
-  dir) shares the same monitors at the next start with no dialog. The frames come from PipeWire
-  through one `gst-launch-1.0` process (pipewiresrc, from Debian's GStreamer packages: nothing in
-  the venv), as raw BGRX frames in a multipart stream on a pipe per monitor. GNOME sends a frame
-  only when the monitor's picture changes: each one wakes the client, and in between it sleeps.
+- the screen: the ScreenCast portal, as capture.screencast takes it. The first start shows
+  GNOME's Share dialog; with "Remember this selection" ticked, the portal's restore token (kept in
+  the state dir) shares the same monitors at the next start with no dialog.
 - the focused window, its app and title: MyRecall's GNOME Shell extension
   (capture/gnome-extension); without it, frames have no app or title, and the start says how to
   install it.
@@ -16,20 +13,13 @@ When GNOME Shell, the session bus or PipeWire goes away, or the user stops the s
 top bar, the desktop is gone (DesktopError)."""
 
 import logging
-import math
-import os
-import select
-import subprocess
-import threading
-import time
-import zlib
 from collections.abc import Callable
-from pathlib import Path
 
-from capture.desktop import DesktopError, FocusedWindow, Monitor, ScreenError, Shot, monitors_numbered
-from capture.gnome_dbus import BusError, GnomeBus, ScreenCast, Stream, Window
-from capture.lockers import LockCheck
-from capture.private import dir_private, file_write
+from capture.dbus import BusError, Message
+from capture.desktop import DesktopError, FocusedWindow, Monitor, ScreenError
+from capture.gnome_dbus import FOCUS, FOCUS_CHANGED, SHELL, SHELL_GONE, GnomeBus, Window
+from capture.portal import Dialog
+from capture.screencast import CastDesktop
 
 logger = logging.getLogger("capture")
 
@@ -40,261 +30,56 @@ EXTENSION_HOW = (
     f"\"Capture\" says (cp -r capture/gnome-extension/{EXTENSION} ~/.local/share/gnome-shell/extensions/, log out and "
     f"in, gnome-extensions enable {EXTENSION}), then start capture again"
 )
-ASKING = ("GNOME asks which monitors to share: choose them in its Share dialog, leave \"Remember this selection\" "
-          "ticked (then it is not asked again) and press Share")
-FIRST_FRAME_S = 10.0  # a monitor's first picture comes this soon after the cast starts
-# After the extension said the focus or a title changed, a screenshot waits this long at most for a
-# picture drawn since (the new window's; a title drawn nowhere brings none).
-WINDOW_FRAME_WAIT_S = 0.5
-# At most this many frames a second from each monitor: while someone types, the newest is the one
-# kept, and GNOME sends the last change after a pause anyway.
-FRAMES_PER_S_MAX = 2
+DIALOG = Dialog(desktop="GNOME", name="Share dialog", remember="leave \"Remember this selection\" ticked", share="Share",
+                stop="its top bar's sharing indicator", packages="xdg-desktop-portal and xdg-desktop-portal-gnome")
+ASKING = DIALOG.asking
 
 
-def frame_size(stream: Stream, length: int) -> tuple[int, int] | None:
-    """A frame's width and height in pixels from its length in bytes: its monitor's size on the
-    desktop, times the monitor's scale (2 on a HiDPI one: twice as many pixels each way)."""
-    pixels = length // 4
-    width = round(stream.width * math.sqrt(pixels / (stream.width * stream.height))) if stream.width and stream.height else 0
-    return (width, pixels // width) if width and pixels % width == 0 and length % 4 == 0 else None
-
-
-class FrameFeed:
-    """One gst-launch-1.0 process that reads each shared stream from PipeWire: the newest frame of
-    each, as it comes (raw BGRX, in a multipart stream whose parts say their length)."""
-
-    def __init__(self, streams: list[Stream], fds: list[int], arrived: Callable[[], None]):
-        self.arrived = arrived
-        self.lock = threading.Condition()
-        self.frames: list[tuple[int, int, int, bytes] | None] = [None] * len(streams)  # count, width, height, BGRX
-        self.arrivals = [0.0] * len(streams)  # when each stream's newest frame came (monotonic)
-        self.ended: str | None = None
-        command, reads, writes = ["gst-launch-1.0", "-q"], [], []
-        for stream, fd in zip(streams, fds):
-            read, write = os.pipe()
-            reads.append(read)
-            writes.append(write)
-            command += ["pipewiresrc", f"fd={fd}", f"path={stream.node}", "do-timestamp=true", "!",
-                        f"video/x-raw,max-framerate={FRAMES_PER_S_MAX}/1", "!", "videoconvert", "!", "video/x-raw,format=BGRx",
-                        "!", "multipartmux", "!", "fdsink", f"fd={write}", "sync=false", "async=false"]
-        try:
-            self.proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                         pass_fds=[*fds, *writes], text=True, errors="replace")
-        except OSError as exc:
-            raise DesktopError(f"cannot run gst-launch-1.0 ({exc.strerror}): install gstreamer1.0-tools and "
-                               "gstreamer1.0-pipewire (README \"Capture\")") from exc
-        finally:
-            for fd in (*fds, *writes):
-                os.close(fd)
-        self.threads = [threading.Thread(target=self._said_read, name="gst-said", daemon=True)]
-        self.threads += [threading.Thread(target=self._frames_read, args=(number, stream, read), name=f"gst-frames{number}", daemon=True)
-                         for number, (stream, read) in enumerate(zip(streams, reads))]
-        for thread in self.threads:
-            thread.start()
-
-    def _said_read(self) -> None:
-        said = [line.strip() for line in self.proc.stdout if line.strip()]
-        self.proc.wait()
-        errors = [line for line in said if line.startswith("ERROR")]
-        with self.lock:
-            self.ended = f"gst-launch-1.0 ended with code {self.proc.returncode}: {' '.join((errors or said)[-2:])}"
-            self.lock.notify_all()
-        self.arrived()
-
-    def _frames_read(self, number: int, stream: Stream, fd: int) -> None:
-        count = 0
-        with open(fd, "rb") as parts:
-            while True:
-                length = None
-                while (line := parts.readline()) not in (b"\r\n", b""):  # a part's headers, to its blank line
-                    if line.lower().startswith(b"content-length:"):
-                        length = int(line.split(b":")[1])
-                if not line:
-                    return  # gst-launch ended: _said_read says why
-                if length is None:
-                    continue  # the "\r\n" that ends the part before
-                data = parts.read(length)
-                if len(data) < length:
-                    return
-                if (size := frame_size(stream, length)) is None:
-                    continue  # not a whole picture (never seen): the next one is
-                count += 1
-                with self.lock:
-                    self.frames[number] = (count, *size, data)
-                    self.arrivals[number] = time.monotonic()
-                    self.lock.notify_all()
-                self.arrived()
-
-    def count(self, number: int) -> int:
-        frame = self.frames[number]
-        return frame[0] if frame else 0
-
-    def frame(self, number: int, wait_s: float, after: float = 0.0) -> tuple[int, int, int, bytes] | None:
-        """The newest frame of the stream, waited for (at most wait_s) when none came since `after`
-        (monotonic); None when none ever came."""
-        with self.lock:
-            self.lock.wait_for(lambda: self.arrivals[number] > after or self.ended, timeout=wait_s)
-            return self.frames[number]
-
-    def close(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        for thread in self.threads:
-            thread.join(timeout=2)
-
-
-class GnomeDesktop:
+class GnomeDesktop(CastDesktop):
     what = "the GNOME session"
+    dialog = DIALOG
+    token_file = TOKEN_FILE
 
-    def __init__(self, state_dir: Path):
-        self.bus = GnomeBus()
-        self.cast = self.feed = None
-        self._wake_read, self._wake_write = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
-        self._gone: str | None = None
-        self._window_changed = False
-        self._window_changed_at = 0.0
+    def __init__(self, state_dir):
         try:
-            if not self.bus.shell_running():
-                raise DesktopError("GNOME Shell does not run on this session bus ($DBUS_SESSION_BUS_ADDRESS)")
-            self._start(Path(state_dir) / TOKEN_FILE)
+            self.bus = GnomeBus()
         except BusError as exc:
-            self.close()
+            raise DesktopError(f"GNOME does not answer on the session bus ({exc})") from exc
+        try:
+            super().__init__(state_dir)  # closes all on failure
+        except BusError as exc:
             raise DesktopError(f"GNOME does not answer on the session bus ({' '.join(map(str, exc.args))})") from exc
-        except BaseException:
-            self.close()
-            raise
-        self._locks = LockCheck(os.getuid())
-        self._shots: dict[int, tuple[int, Shot]] = {}  # stream number -> its frame count and screenshot then
-        self._watched: dict[int, int] = {}  # the streams screenshots were taken of -> their frame count then
-        self._waited: dict[int, float] = {}  # stream number -> the window change a screenshot of it last waited after
-
-    def _start(self, token_file: Path) -> None:
-        token = token_file.read_text().strip() if token_file.exists() else None
-        self.cast = ScreenCast(token or None, asking=lambda: logger.info("%s", ASKING))
-        if self.cast.restore_token and self.cast.restore_token != token:
-            dir_private(token_file.parent, (TOKEN_FILE,))
-            file_write(token_file, self.cast.restore_token.encode())  # a token may serve once: the new one is kept
-        names = self.bus.monitor_names()
-        streams = self.cast.streams
-        self._monitors = monitors_numbered(
-            (names.get((s.x, s.y)) or f"monitor-{s.source_id}", s.x, s.y, s.width, s.height) for s in streams
-        )
-        by_place = {(s.x, s.y): number for number, s in enumerate(streams)}
-        self._stream_of = {m.name: by_place[(m.x, m.y)] for m in self._monitors}
-        self.feed = FrameFeed(streams, [self.cast.pipewire_open() for _ in streams], self._wake)
-        self.cast.watch(changed=self._focus_changed, gone=self._went)
-        if self.bus.focus() is None:
-            logger.warning("%s", EXTENSION_HOW)
 
     def close(self) -> None:
-        for part in (self.feed, self.cast, getattr(self, "_locks", None), self.bus):
-            if part is not None:
-                part.close()
-        # Their threads have ended (they wake the loop through this pipe): its numbers may be reused now.
-        for fd in (self._wake_read, self._wake_write):
-            try:
-                os.close(fd)
-            except OSError:
-                pass
+        super().close()
+        self.bus.close()
 
-    # What the other threads say --------------------------------------------------------------
-
-    def _wake(self) -> None:
-        try:
-            os.write(self._wake_write, b"x")
-        except OSError:  # full (a wake is pending anyway) or closed (closing)
-            pass
-
-    def _focus_changed(self) -> None:
-        self._window_changed = True
-        self._window_changed_at = time.monotonic()
-        self._wake()
-
-    def _went(self, why: str) -> None:
-        self._gone = self._gone or why
-        self._wake()
-
-    def _gone_check(self) -> None:
-        """DesktopError when a thread said the cast ended, saying why (GNOME Shell gone first of all)."""
-        if self._gone or self.feed.ended:
-            self._shell_check()
-            raise DesktopError(self._gone or f"PipeWire stopped sending the screen ({self.feed.ended})")
-
-    def _shell_check(self) -> None:
+    def _compositor_check(self) -> None:
         try:
             running = self.bus.shell_running()
         except BusError:
             raise DesktopError("the session bus went away") from None
         if not running:
-            raise DesktopError("GNOME Shell went away")
+            raise DesktopError("GNOME Shell went away" if self.cast else "GNOME Shell does not run on this session bus "
+                               "($DBUS_SESSION_BUS_ADDRESS)")
 
-    # Monitors and screenshots ----------------------------------------------------------------
+    def _monitor_names(self) -> dict[tuple[int, int], str]:
+        return self.bus.monitor_names()
 
-    def monitors(self) -> list[Monitor]:
-        """The monitors shared in GNOME's dialog (one plugged in later is not: start again to share it)."""
-        return self._monitors
+    def _watched_rules(self) -> tuple:
+        return (FOCUS_CHANGED, SHELL_GONE)
 
-    def monitor(self, number: int) -> Monitor:
-        if not 1 <= number <= len(self._monitors):
-            names = ", ".join(f"{m.number} {m.name}" for m in self._monitors)
-            raise ValueError(f"there is no monitor {number} among those shared with GNOME's dialog: {len(self._monitors)} "
-                             f"shared ({names})")
-        return self._monitors[number - 1]
+    def _heard(self, message: Message) -> None:
+        if message.member == "Changed" and message.interface == FOCUS.interface:
+            self._focus_changed()
+        elif message.member == "NameOwnerChanged" and message.body[:1] == (SHELL,) and not message.body[2]:
+            self._went("GNOME Shell went away")
 
-    def grab(self, monitor: Monitor) -> Shot:
-        self._gone_check()
-        number = self._stream_of.get(monitor.name)
-        if number is None:
-            raise ScreenError(f"the monitor {monitor.name} is not shared")
-        if self.feed.count(number) == 0:
-            frame = self.feed.frame(number, FIRST_FRAME_S)
-        else:  # the picture of the window the extension says changed, not the one before, if it comes (waited for once)
-            changed_at = self._window_changed_at
-            frame = self.feed.frame(number, WINDOW_FRAME_WAIT_S if self._waited.get(number) != changed_at else 0, after=changed_at)
-            self._waited[number] = changed_at
-        if frame is None:
-            self._gone_check()
-            raise ScreenError(f"PipeWire sent no picture of {monitor.name} in {FIRST_FRAME_S:.0f} s")
-        count, width, height, pixels = frame
-        self._watched[number] = count
-        kept = self._shots.get(number)
-        if kept is None or kept[0] != count:
-            kept = self._shots[number] = (count, Shot(width=width, height=height, bgra=pixels, checksum=zlib.crc32(pixels)))
-        return kept[1]
-
-    def change_wait(self, timeout_s: float, wake_fd: int) -> bool:
-        """True when a monitor screenshots were taken of sent a new picture, or the extension said the
-        focused window or its title changed."""
-        deadline = time.monotonic() + timeout_s
-        while not (self._window_changed or any(self.feed.count(n) != seen for n, seen in self._watched.items())):
-            self._gone_check()
-            left = deadline - time.monotonic()
-            if left <= 0:
-                return False
-            ready, _, _ = select.select([wake_fd, self._wake_read], [], [], left)
-            if wake_fd in ready:
-                return False
-            if self._wake_read in ready:
-                try:
-                    os.read(self._wake_read, 4096)
-                except BlockingIOError:
-                    pass
-        self._window_changed = False
-        return True
-
-    def locked(self) -> str | None:
-        return self._locks.locked()
+    def _started(self) -> None:
+        if self.bus.focus() is None:
+            logger.warning("%s", EXTENSION_HOW)
 
     # The focused window ----------------------------------------------------------------------
-
-    def alive_check(self) -> None:
-        self._gone_check()
-        self._shell_check()
 
     def _window(self, ask: Callable[[], Window | None], monitor: str = "") -> FocusedWindow:
         try:
@@ -306,9 +91,8 @@ class GnomeDesktop:
             return FocusedWindow(app_name="", title="", monitor=monitor)
         # The Wayland app id (an X11 app's class), as sway names apps; else GNOME's own id for it.
         app = window.wm_class or window.app_id.removesuffix(".desktop")
-        middle_x, middle_y = window.x + window.width // 2, window.y + window.height // 2
-        on = next((m.name for m in self._monitors if m.x <= middle_x < m.x + m.width and m.y <= middle_y < m.y + m.height), monitor)
-        return FocusedWindow(app_name=app, title=window.title, monitor=on)
+        return FocusedWindow(app_name=app, title=window.title, monitor=self.monitor_at(window.x, window.y, window.width,
+                                                                                       window.height, monitor))
 
     def focused(self) -> FocusedWindow:
         return self._window(self.bus.focus)

@@ -154,7 +154,7 @@ def test_cancel_in_gnomes_share_dialog_ends_the_client_with_one_clear_line(gnome
     assert proc.returncode == 2, err
     asked, ended = err.strip().splitlines()  # the dialog said, then the one line of the end
     assert ASKING in asked and ended == (
-        "capture: the screen share was cancelled in GNOME's dialog: nothing to record. Start again, choose the monitors, "
+        "capture: the screen share was cancelled in GNOME's Share dialog: nothing to record. Start again, choose the monitors, "
         "leave \"Remember this selection\" ticked and press Share"
     ), err
     assert not (fresh / "state" / TOKEN_FILE).exists() and not (fresh / "myrecall-capture" / TOKEN_FILE).exists()
