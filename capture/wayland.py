@@ -259,41 +259,23 @@ class _Buffer:
         os.close(self.fd)
 
 
-class Screencopy(Connection):
-    """The compositor's outputs, kept up to date, and copies of their pixels."""
+class Outputs(Connection):
+    """The compositor's outputs (monitors) with their names and places, kept up to date as
+    events are read."""
 
     def __init__(self, path: str):
         self.outputs: dict[int, Output] = {}  # global name -> output
-        self.shm = self.manager = self.xdg_manager = 0
-        self.manager_version = 0
-        self._buffers: dict[str, _Buffer] = {}  # output name (":watch" after it for a watch's) -> its buffer
-        self._watches: dict[str, _Copy] = {}  # output name -> its watch, armed or fired
-        self._copied_ns: dict[str, int] = {}  # output name -> when the frame it was last copied from was shown
-        self._changed: set[str] = set()  # outputs that changed since they were last copied
-        self._news: set[str] = set()  # outputs that changed since `changes` was last asked
-        self.toplevels: dict[int, Toplevel] = {}  # the compositor's object id -> the window
-        self._toplevel_global: tuple[int, int] | None = None  # its name and version, when offered
-        self._activations = 0
-        self.windows_changed = False  # a window was focused, retitled, opened or closed since it was last cleared
+        self.xdg_manager = 0
         super().__init__(path)
         self.roundtrip()  # the globals, bound as they are announced
-        if not self.manager:
-            self.close()
-            raise WaylandError("this Wayland compositor offers no screencopy (zwlr_screencopy_manager_v1): it is not wlroots-based")
-        if self._toplevel_global is not None:  # after the outputs, so that each window says which it is on
-            name, version = self._toplevel_global
-            self.bind(name, "zwlr_foreign_toplevel_manager_v1", min(version, 3), self._toplevel_manager_event)
-        self.roundtrip()  # what each output (and each window) says of itself once bound
+        self._bound()
+        self.roundtrip()  # what each output says of itself once bound
+
+    def _bound(self) -> None:
+        """Called after the first roundtrip: the globals are bound."""
 
     def global_added(self, name: int, interface: str, version: int) -> None:
-        if interface == "wl_shm":
-            self.shm = self.bind(name, interface, 1, lambda _opcode, _args: None)
-        elif interface == "zwlr_screencopy_manager_v1":
-            self.manager_version = min(version, 3)
-            self.manager = self.bind(name, interface, self.manager_version, lambda _opcode, _args: None)
-        elif interface == "zwlr_foreign_toplevel_manager_v1":
-            self._toplevel_global = (name, version)
-        elif interface == "zxdg_output_manager_v1":
+        if interface == "zxdg_output_manager_v1":
             self.xdg_manager = self.bind(name, interface, min(version, 3), lambda _opcode, _args: None)
             for output in self.outputs.values():
                 self._xdg_output_get(output)
@@ -304,10 +286,7 @@ class Screencopy(Connection):
             self._xdg_output_get(output)
 
     def global_removed(self, name: int) -> None:
-        if output := self.outputs.pop(name, None):
-            for key in (output.name, f"{output.name}:watch"):
-                if buffer := self._buffers.pop(key, None):
-                    buffer.close()
+        self.outputs.pop(name, None)
 
     def _xdg_output_get(self, output: Output) -> None:
         if self.xdg_manager and not output.xdg_id:
@@ -331,6 +310,50 @@ class Screencopy(Connection):
             output.x, output.y = args.int(), args.int()
         elif opcode == 3:  # name(name), version 2
             output.name = args.string()
+
+
+class Screencopy(Outputs):
+    """The compositor's outputs, kept up to date, and copies of their pixels."""
+
+    def __init__(self, path: str):
+        self.shm = self.manager = 0
+        self.manager_version = 0
+        self._buffers: dict[str, _Buffer] = {}  # output name (":watch" after it for a watch's) -> its buffer
+        self._watches: dict[str, _Copy] = {}  # output name -> its watch, armed or fired
+        self._copied_ns: dict[str, int] = {}  # output name -> when the frame it was last copied from was shown
+        self._changed: set[str] = set()  # outputs that changed since they were last copied
+        self._news: set[str] = set()  # outputs that changed since `changes` was last asked
+        self.toplevels: dict[int, Toplevel] = {}  # the compositor's object id -> the window
+        self._toplevel_global: tuple[int, int] | None = None  # its name and version, when offered
+        self._activations = 0
+        self.windows_changed = False  # a window was focused, retitled, opened or closed since it was last cleared
+        super().__init__(path)
+
+    def _bound(self) -> None:
+        if not self.manager:
+            self.close()
+            raise WaylandError("this Wayland compositor offers no screencopy (zwlr_screencopy_manager_v1): it is not wlroots-based")
+        if self._toplevel_global is not None:  # after the outputs, so that each window says which it is on
+            name, version = self._toplevel_global
+            self.bind(name, "zwlr_foreign_toplevel_manager_v1", min(version, 3), self._toplevel_manager_event)
+
+    def global_added(self, name: int, interface: str, version: int) -> None:
+        if interface == "wl_shm":
+            self.shm = self.bind(name, interface, 1, lambda _opcode, _args: None)
+        elif interface == "zwlr_screencopy_manager_v1":
+            self.manager_version = min(version, 3)
+            self.manager = self.bind(name, interface, self.manager_version, lambda _opcode, _args: None)
+        elif interface == "zwlr_foreign_toplevel_manager_v1":
+            self._toplevel_global = (name, version)
+        else:
+            super().global_added(name, interface, version)
+
+    def global_removed(self, name: int) -> None:
+        if output := self.outputs.get(name):
+            for key in (output.name, f"{output.name}:watch"):
+                if buffer := self._buffers.pop(key, None):
+                    buffer.close()
+        super().global_removed(name)
 
     def output_named(self, name: str) -> Output | None:
         return next((output for output in self.outputs.values() if output.name == name), None)
