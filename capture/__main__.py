@@ -28,8 +28,8 @@ def monitor_choice(text: str) -> int | str:
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="bash scripts/capture.sh",
-        description="Record this desktop (X11, or sway or GNOME on Wayland) into MyRecall: a screenshot every few seconds with the focused "
-        "window's app and title. `pause` and `resume` (or SIGUSR1) stop and restart capture without restarting it.",
+        description="Record this desktop (X11, or sway, GNOME, KDE Plasma or another wlroots compositor on Wayland) into MyRecall: "
+        "a screenshot of each monitor as it changes, with the window's app and title. `pause` and `resume` (or SIGUSR1) stop and restart capture without restarting it.",
     )
     parser.add_argument("command", nargs="?", default="run", choices=["run", "pause", "resume", "status"])
     parser.add_argument("--url", default=os.environ.get("MYRECALL_URL"),
@@ -46,8 +46,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--device", default=None, help="The device name frames are stored under (default: host name).")
     parser.add_argument("--state-dir", type=Path, default=state_dir_default(), help="Spool, pause flag and last rules.")
     parser.add_argument("--spool-mb", type=int, default=500, help="The spool's size limit; the oldest frames go first past it.")
-    parser.add_argument("--display", default=None, help="Record this X display (default: the Wayland session, sway's "
-                        "or GNOME's, when there is one, else $DISPLAY).")
+    parser.add_argument("--display", default=None, help="Record this X display (default: the Wayland session, when "
+                        "there is one, else $DISPLAY).")
     parser.add_argument("--exclude-app", action="append", default=[], help="Never capture this app (also on top of the server's rules).")
     parser.add_argument("--exclude-window", action="append", default=[], help="Never capture a window title matching this.")
     return parser
@@ -102,9 +102,8 @@ def main(argv=None) -> int:
     kind = desktop_kind(display=args.display)
     if kind is None:
         print("capture: no desktop the client knows is set: an X display ($DISPLAY), a sway session ($WAYLAND_DISPLAY and "
-              "$SWAYSOCK), a GNOME Wayland session ($WAYLAND_DISPLAY, and GNOME in $XDG_CURRENT_DESKTOP) or "
-              "another wlroots one ($WAYLAND_DISPLAY: Hyprland, river, labwc...). "
-              "Other Wayland desktops: see README \"Capture\".", file=sys.stderr)
+              "$SWAYSOCK), a GNOME or KDE Wayland session ($WAYLAND_DISPLAY, and GNOME or KDE in $XDG_CURRENT_DESKTOP) "
+              "or another wlroots one ($WAYLAND_DISPLAY: Hyprland, river, labwc...). See README \"Capture\".", file=sys.stderr)
         return EXIT_USAGE
     config = Config(
         url=args.url,

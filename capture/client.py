@@ -13,7 +13,7 @@ browser extension tells the server which tab is active; before each screenshot o
 extension reports, the client asks the server whether that tab is a page the privacy rules exclude
 (one small GET; a browser without the extension is asked about again every TAB_RECHECK_S).
 
-The desktop (capture.desktop: X11 or sway) is opened once; the loop asks it for the focused window
+The desktop (capture.desktop: X11, sway, GNOME, KDE...) is opened once; the loop asks it for the focused window
 and the screenshot, and waits on it between looks."""
 
 import json

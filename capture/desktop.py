@@ -1,8 +1,8 @@
 """What the capture loop needs from a desktop, whatever draws it: its monitors, the focused
 window's app and title, a screenshot of a monitor, a wait for the next moment to look, whether
 the screen is locked, and word when the desktop went away. Each desktop (X11 in capture.x11, sway
-in capture.sway, GNOME on Wayland in capture.gnome, other wlroots compositors, Hyprland, river,
-labwc..., in capture.wlroots) implements `Desktop`; `desktop_kind` tells from the environment which one this session is, and
+in capture.sway, GNOME on Wayland in capture.gnome, KDE Plasma on Wayland in capture.kde, other
+wlroots compositors, Hyprland, river, labwc..., in capture.wlroots) implements `Desktop`; `desktop_kind` tells from the environment which one this session is, and
 `desktop_open` connects to it."""
 
 import os
@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-X11, SWAY, GNOME, WLROOTS = "x11", "sway", "gnome", "wlroots"
-KINDS = (X11, SWAY, GNOME, WLROOTS)
+X11, SWAY, GNOME, KDE, WLROOTS = "x11", "sway", "gnome", "kde", "wlroots"
+KINDS = (X11, SWAY, GNOME, KDE, WLROOTS)
 
 
 @dataclass(frozen=True)
@@ -92,7 +92,8 @@ def desktop_kind(*, display: str | None, environ: Mapping[str, str] = os.environ
     """Which desktop this session runs, from the environment, or None when none the client knows is
     reachable. An X display given on the command line wins; a sway or GNOME Wayland session is
     recorded as such, though it also sets $DISPLAY for its X11 apps (Xwayland shows X11 nothing of
-    the Wayland windows). GNOME names itself in $XDG_CURRENT_DESKTOP ("GNOME", "ubuntu:GNOME")."""
+    the Wayland windows). GNOME and KDE name themselves in $XDG_CURRENT_DESKTOP ("GNOME",
+    "ubuntu:GNOME", "KDE")."""
     if display:
         return X11
     if environ.get("WAYLAND_DISPLAY") and (environ.get("SWAYSOCK") or environ.get("I3SOCK")):
@@ -100,9 +101,11 @@ def desktop_kind(*, display: str | None, environ: Mapping[str, str] = os.environ
     desktops = environ.get("XDG_CURRENT_DESKTOP", "").upper().split(":")
     if environ.get("WAYLAND_DISPLAY") and "GNOME" in desktops:
         return GNOME
-    # Any other Wayland session but KDE's (whose KWin offers no screencopy): a wlroots compositor
-    # (Hyprland, river, labwc, Wayfire...); one that is not says so when opened.
-    if environ.get("WAYLAND_DISPLAY") and "KDE" not in desktops:
+    if environ.get("WAYLAND_DISPLAY") and "KDE" in desktops:
+        return KDE
+    # Any other Wayland session: a wlroots compositor (Hyprland, river, labwc, Wayfire...); one
+    # that is not says so when opened.
+    if environ.get("WAYLAND_DISPLAY"):
         return WLROOTS
     if environ.get("DISPLAY"):
         return X11
@@ -125,6 +128,11 @@ def desktop_open(kind: str, *, display: str | None, state_dir: Path | None = Non
         from capture.gnome import GnomeDesktop
 
         return GnomeDesktop(state_dir or state_dir_default())
+    if kind == KDE:
+        from capture.client import state_dir_default
+        from capture.kde import KdeDesktop
+
+        return KdeDesktop(state_dir or state_dir_default())
     if kind == WLROOTS:
         from capture.wlroots import WlrootsDesktop
 

@@ -27,9 +27,9 @@ MONITOR_SOURCE, CURSOR_HIDDEN, PERSIST_UNTIL_REVOKED = 1, 1, 2
 class Stream:
     node: int  # the PipeWire node to read
     source_id: str  # the portal's id for it
-    x: int  # its place and size on the desktop (layout pixels)
-    y: int
-    width: int
+    x: int | None  # its place on the desktop (layout pixels); None when the portal does not say (KDE's)
+    y: int | None
+    width: int  # its size
     height: int
 
 
@@ -110,9 +110,10 @@ class ScreenCast:
                 signal.signal(signum, handler)
         self.restore_token: str | None = started.get("restore_token")
         self.streams = [
-            Stream(node=node, source_id=str(props.get("id", ("s", node))[1]), x=props["position"][1][0],
-                   y=props["position"][1][1], width=props["size"][1][0], height=props["size"][1][1])
+            Stream(node=node, source_id=str(props.get("id", ("s", node))[1]), x=place[0] if place else None,
+                   y=place[1] if place else None, width=props["size"][1][0], height=props["size"][1][1])
             for node, props in started.get("streams", ())
+            for place in [props.get("position", (None, None))[1]]
         ]
         if not self.streams:
             raise DesktopError(f"{self.dialog.desktop} shared no monitor: start again and choose one in its {self.dialog.name}")

@@ -173,6 +173,12 @@ class CastDesktop:
         """The compositor's name of each monitor ("DP-1") by its place on the desktop; {} when not known."""
         return {}
 
+    def _places(self, streams: list[Stream]) -> list[tuple[str, int, int, int, int]]:
+        """Each stream's monitor: its name, place and size, in the streams' order (named by their
+        place on the desktop, as the portal gives it)."""
+        names = self._monitor_names()
+        return [(names.get((s.x, s.y)) or f"monitor-{s.source_id}", s.x or 0, s.y or 0, s.width, s.height) for s in streams]
+
     def _watched_rules(self) -> tuple:
         """The signals that say the focused window or its title changed (capture.dbus.rule)."""
         return ()
@@ -191,13 +197,10 @@ class CastDesktop:
         if self.cast.restore_token and self.cast.restore_token != token:
             dir_private(token_file.parent, (self.token_file,))
             file_write(token_file, self.cast.restore_token.encode())  # a token may serve once: the new one is kept
-        names = self._monitor_names()
         streams = self.cast.streams
-        self._monitors = monitors_numbered(
-            (names.get((s.x, s.y)) or f"monitor-{s.source_id}", s.x, s.y, s.width, s.height) for s in streams
-        )
-        by_place = {(s.x, s.y): number for number, s in enumerate(streams)}
-        self._stream_of = {m.name: by_place[(m.x, m.y)] for m in self._monitors}
+        places = self._places(streams)
+        self._monitors = monitors_numbered(places)
+        self._stream_of = {place[0]: number for number, place in enumerate(places)}
         self.feed = FrameFeed(streams, [self.cast.pipewire_open() for _ in streams], self._wake)
         self.cast.watch(gone=self._went, also=self._watched_rules(), heard=self._heard)
         self._started()

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Records this Linux desktop (X11, or sway on Wayland) into a MyRecall server: sets up
+# Records this Linux desktop (X11, or sway, another wlroots compositor, GNOME or KDE Plasma on Wayland) into a MyRecall server: sets up
 # capture/.venv with the client's own short list of packages (not the server's), then runs
 # `python -m capture` with your arguments.
 # The token comes from a file only you can read, or MYRECALL_TOKEN, never the command line (`ps`

@@ -57,6 +57,7 @@ LONGEST_FILES = [
     "tests/myrecall/test_archive.py",
     "tests/capture/test_sway.py",
     "tests/capture/test_gnome.py",
+    "tests/capture/test_kde.py",
     "tests/frames/test_deletion.py",
     "tests/frames/test_shared_images.py",
     "tests/test_contract.py",

@@ -204,6 +204,10 @@ class Kde:
                     self._reported = True
             self.listener.send(new_method_return(message))
 
+    def script_loaded(self, name: str) -> bool:
+        """Whether KWin has a script of this name loaded."""
+        return bool(self._call(KWIN, "isScriptLoaded", "s", (name,))[0])
+
     def active(self) -> dict | None:
         """The window KWin says is active, as its script sees it: appId (the Wayland app id: KWin's
         desktopFileName, else its resourceClass), caption, resourceClass, resourceName, pid,

@@ -179,4 +179,3 @@ def test_a_gnome_wayland_session_is_recorded_through_gnome_though_it_also_sets_a
     assert desktop_kind(display=":1", environ=session) == X11
     assert desktop_kind(display=None, environ={**session, "SWAYSOCK": "/run/user/1000/sway-ipc.sock"}) == SWAY
     assert desktop_kind(display=None, environ={"XDG_CURRENT_DESKTOP": "GNOME", "DISPLAY": ":0"}) == X11  # GNOME on Xorg
-    assert desktop_kind(display=None, environ={"WAYLAND_DISPLAY": "wayland-0", "XDG_CURRENT_DESKTOP": "KDE"}) is None
