@@ -9,6 +9,7 @@ from urllib.parse import urlparse
 
 from capture.client import ALL, EXIT_USAGE, FOCUSED, TOKEN_HOW, Client, Config, Fatal, pause_file, state_dir_default, state_dir_private
 from capture.desktop import DesktopError, desktop_kind
+from capture.gnome_extension import UUID, ExtensionError, install, shell_version
 from capture.private import file_touch, token_read
 from capture.spool import Spool
 from myrecall.privacy_rules import PrivacyRules
@@ -31,7 +32,9 @@ def _parser() -> argparse.ArgumentParser:
         description="Record this desktop (X11, or sway, GNOME, KDE Plasma or another wlroots compositor on Wayland) into MyRecall: "
         "a screenshot of each monitor as it changes, with the window's app and title. `pause` and `resume` (or SIGUSR1) stop and restart capture without restarting it.",
     )
-    parser.add_argument("command", nargs="?", default="run", choices=["run", "pause", "resume", "status"])
+    parser.add_argument("command", nargs="?", default="run", choices=["run", "pause", "resume", "status", "gnome-extension"],
+                        help="run (default); pause, resume: capture without restarting it; status: paused or not, what waits in "
+                        "the spool; gnome-extension: install MyRecall's GNOME Shell extension for the GNOME here.")
     parser.add_argument("--url", default=os.environ.get("MYRECALL_URL"),
                         help=f"The server (env MYRECALL_URL; default {LOCAL_SERVER}, a server on this machine).")
     parser.add_argument("--token-file", type=Path, help="Read the API token from this file (made yours alone if it is not).")
@@ -53,6 +56,20 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def gnome_extension_install() -> int:
+    """Write MyRecall's GNOME Shell extension for the GNOME Shell here into the user's extensions."""
+    data_home = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local/share")
+    try:
+        version = shell_version()
+        folder = install(data_home / "gnome-shell/extensions", version)
+    except (ExtensionError, OSError) as exc:
+        print(f"capture: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    print(f"MyRecall's extension for GNOME Shell {version} is in {folder}. GNOME finds a new extension only as it starts: "
+          f"log out and in, then run `gnome-extensions enable {UUID}` and start capture.")
+    return 0
+
+
 def main(argv=None) -> int:
     args = _parser().parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s capture: %(message)s", datefmt="%H:%M:%S")
@@ -64,6 +81,8 @@ def main(argv=None) -> int:
         pause_file(args.state_dir).unlink(missing_ok=True)
         print("capture resumed")
         return 0
+    if args.command == "gnome-extension":
+        return gnome_extension_install()
     if args.command == "status":
         spool = Spool(args.state_dir / "spool", max_bytes=args.spool_mb * 2**20)
         state = "paused" if pause_file(args.state_dir).exists() else "not paused"

@@ -5,7 +5,7 @@ on its own:
   GNOME's Share dialog; with "Remember this selection" ticked, the portal's restore token (kept in
   the state dir) shares the same monitors at the next start with no dialog.
 - the focused window, its app and title: MyRecall's GNOME Shell extension
-  (capture/gnome-extension); without it, frames have no app or title, and the start says how to
+  (capture/gnome-extension, installed by capture.gnome_extension); without it, frames have no app or title, and the start says how to
   install it.
 - locked: logind and org.gnome.ScreenSaver (capture.lockers).
 
@@ -18,17 +18,17 @@ from collections.abc import Callable
 from capture.dbus import BusError, Message
 from capture.desktop import DesktopError, FocusedWindow, Monitor, ScreenError
 from capture.gnome_dbus import FOCUS, FOCUS_CHANGED, SHELL, SHELL_GONE, GnomeBus, Window
+from capture.gnome_extension import UUID
 from capture.portal import Dialog
 from capture.screencast import CastDesktop
 
 logger = logging.getLogger("capture")
 
 TOKEN_FILE = "gnome-screencast-token"  # in the state dir: the portal's restore token
-EXTENSION = "myrecall-focus@myrecall.local"
 EXTENSION_HOW = (
     f"GNOME Shell's MyRecall extension is not on, so frames have no app or window title: install it as README "
-    f"\"Capture\" says (cp -r capture/gnome-extension/{EXTENSION} ~/.local/share/gnome-shell/extensions/, log out and "
-    f"in, gnome-extensions enable {EXTENSION}), then start capture again"
+    f"\"Capture\" says (bash scripts/capture.sh gnome-extension, log out and in, gnome-extensions enable {UUID}), "
+    "then start capture again"
 )
 DIALOG = Dialog(desktop="GNOME", name="Share dialog", remember="leave \"Remember this selection\" ticked", share="Share",
                 stop="its top bar's sharing indicator", packages="xdg-desktop-portal and xdg-desktop-portal-gnome")

@@ -66,9 +66,6 @@ class Gnome:
         self.user = account()
         self.dir = Path(tempfile.mkdtemp(prefix="myrecall-gnome-"))  # its XDG_RUNTIME_DIR and HOME: 0700, the account's
         self.procs: list[subprocess.Popen] = []
-        extensions = self.dir / ".local/share/gnome-shell/extensions"
-        extensions.mkdir(parents=True)
-        shutil.copytree(REPO / "capture/gnome-extension" / EXTENSION, extensions / EXTENSION)
         for kind, name, services in (("system", "system_bus_socket", ""), ("session", "bus", "<standard_session_servicedirs/>")):
             (self.dir / f"{kind}.conf").write_text(BUS_CONFIG.format(kind=kind, path=self.dir / name, services=services))
         for path in [self.dir, *self.dir.rglob("*")]:
@@ -82,6 +79,7 @@ class Gnome:
         }
         self.log = open(self.dir / "session.log", "w")
         try:
+            self._extension_install(base)
             for kind in ("system", "session"):
                 self._start(["dbus-daemon", "--nofork", f"--config-file={self.dir}/{kind}.conf"], base)
             self._wait(lambda: (self.dir / "bus").exists() and (self.dir / "system_bus_socket").exists(), "the buses")
@@ -107,13 +105,26 @@ class Gnome:
             self.close()
             raise
 
+    def _extension_install(self, env: dict) -> None:
+        """MyRecall's extension installed as the README says (`capture.sh gnome-extension`: the
+        client's command), by the session's user, for the gnome-shell here."""
+        python, path = self._python()
+        done = subprocess.run([python, "-m", "capture", "gnome-extension"], cwd=REPO, env={**env, **path}, capture_output=True,
+                              text=True, timeout=60, **self._as_user())
+        assert done.returncode == 0 and f"enable {EXTENSION}` and start capture" in done.stdout, done
+
+    @staticmethod
+    def _python() -> tuple[str, dict]:
+        """The Python the session's user runs the client with, and what it needs in its environment:
+        as root, Debian's python3 on the venv's packages (the venv's own interpreter is under /root)."""
+        if os.geteuid() == 0:
+            return "/usr/bin/python3", {"PYTHONPATH": f"{REPO}:{sysconfig.get_paths()['purelib']}", "PYTHONDONTWRITEBYTECODE": "1"}
+        return sys.executable, {"PYTHONDONTWRITEBYTECODE": "1"}
+
     def client(self, args: list[str], env: dict | None = None, **popen) -> subprocess.Popen:
         """`python -m capture ARGS` in the session, as its user, with env on top of the session's."""
-        env = {**self.env, **(env or {}), "PYTHONDONTWRITEBYTECODE": "1"}
-        python = sys.executable
-        if os.geteuid() == 0:
-            python = "/usr/bin/python3"
-            env["PYTHONPATH"] = f"{REPO}:{sysconfig.get_paths()['purelib']}"
+        python, path = self._python()
+        env = {**self.env, **(env or {}), **path}
         return subprocess.Popen([python, "-m", "capture", *args], cwd=REPO, env=env, **self._as_user(), **popen)
 
     def user_dir(self, name: str) -> Path:

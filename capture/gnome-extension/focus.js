@@ -1,5 +1,8 @@
-/* MyRecall focus (GNOME Shell 43 and 44: the extension form before ES modules; 45 and later need
- * `export default class extends Extension`).
+/* MyRecall focus, the body of MyRecall's GNOME Shell extension: `python -m capture gnome-extension`
+ * (capture/gnome_extension.py) writes it out as extension.js in the form the running GNOME Shell
+ * loads: with `imports.gi` and init() for GNOME 43 and 44, as an ES module with `export default`
+ * for GNOME 45 and later. Gio, Meta and Shell are GNOME's introspected libraries, imported by that
+ * wrapper; nothing of GNOME Shell's own JavaScript is used, which is what changed between the two.
  *
  * On GNOME Wayland no other program may read which window has the focus: this extension tells
  * MyRecall's capture client, on the session bus (gnome-shell's own name, org.gnome.Shell), at
@@ -7,7 +10,6 @@
  *   GetFocus() -> (app_id, wm_class, title, x, y, width, height): the focused window ("" when none)
  *   WindowAt(x, y, width, height) -> the same for the window on top whose middle is in that area
  *   Changed(): another window took the focus, or the focused one changed its title. */
-const { Gio, Meta, Shell } = imports.gi;
 
 const IFACE = `<node><interface name="org.myrecall.Focus">
   <method name="GetFocus">
@@ -84,8 +86,4 @@ class FocusService {
         }
         return describe(null);
     }
-}
-
-function init() {
-    return new FocusService();
 }
