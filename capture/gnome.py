@@ -27,7 +27,7 @@ logger = logging.getLogger("capture")
 TOKEN_FILE = "gnome-screencast-token"  # in the state dir: the portal's restore token
 EXTENSION_HOW = (
     f"GNOME Shell's MyRecall extension is not on, so frames have no app or window title: install it as README "
-    f"\"Capture\" says (bash scripts/capture.sh gnome-extension, log out and in, gnome-extensions enable {UUID}), "
+    f"\"Capture\" says (`bash scripts/capture.sh gnome-extension`, log out and in, `gnome-extensions enable {UUID}`), "
     "then start capture again"
 )
 DIALOG = Dialog(desktop="GNOME", name="Share dialog", remember="leave \"Remember this selection\" ticked", share="Share",

@@ -1,7 +1,7 @@
 """MyRecall's GNOME Shell extension, written out for the GNOME Shell that runs here: its body
 (capture/gnome-extension/focus.js) wrapped as GNOME 43 and 44 load extensions (`imports.gi`, an
 init() that returns the extension) or as GNOME 45 and later do (an ES module whose default export
-is the extension's class). `python -m capture gnome-extension` installs it for the user."""
+is the extension's class). `bash scripts/capture.sh gnome-extension` installs it for the user."""
 
 import json
 import re

@@ -1,4 +1,4 @@
-/* MyRecall focus, the body of MyRecall's GNOME Shell extension: `python -m capture gnome-extension`
+/* MyRecall focus, the body of MyRecall's GNOME Shell extension: `bash scripts/capture.sh gnome-extension`
  * (capture/gnome_extension.py) writes it out as extension.js in the form the running GNOME Shell
  * loads: with `imports.gi` and init() for GNOME 43 and 44, as an ES module with `export default`
  * for GNOME 45 and later. Gio, Meta and Shell are GNOME's introspected libraries, imported by that

@@ -12,24 +12,18 @@ user, as it does for real: the portal shares the screen with programs of that us
 the caller's /proc entry). As root that is Debian's python3 on the venv's packages (the venv's
 own interpreter is under /root, which the account cannot read)."""
 
-import json
 import os
-import shutil
 import subprocess
-import sys
-import sysconfig
-import tempfile
 import time
-from pathlib import Path
 
 from jeepney import DBusAddress, MatchRule, new_method_call
 from jeepney.bus_messages import message_bus
 from jeepney.io.blocking import open_dbus_connection
 
-from tests.capture.sway import account
+from tests.capture.session import REPO, UserSession
 
 EXTENSION = "myrecall-focus@myrecall.local"
-REPO = Path(__file__).resolve().parents[2]
+
 WAYLAND = "wayland-gnome"
 SIZE = (1920, 1080)
 # Where GNOME 43's Share dialog (xdg-desktop-portal-gnome) puts its parts on a 1920x1080 monitor
@@ -60,12 +54,10 @@ SC = "org.gnome.Mutter.ScreenCast"
 FOCUS = DBusAddress("/org/myrecall/Focus", bus_name="org.gnome.Shell", interface="org.myrecall.Focus")
 
 
-class Gnome:
+class Gnome(UserSession):
     def __init__(self, *, monitors: int = 1):
         """monitors: 1920x1080 each, side by side."""
-        self.user = account()
-        self.dir = Path(tempfile.mkdtemp(prefix="myrecall-gnome-"))  # its XDG_RUNTIME_DIR and HOME: 0700, the account's
-        self.procs: list[subprocess.Popen] = []
+        super().__init__("myrecall-gnome-")
         for kind, name, services in (("system", "system_bus_socket", ""), ("session", "bus", "<standard_session_servicedirs/>")):
             (self.dir / f"{kind}.conf").write_text(BUS_CONFIG.format(kind=kind, path=self.dir / name, services=services))
         for path in [self.dir, *self.dir.rglob("*")]:
@@ -77,7 +69,6 @@ class Gnome:
             "DBUS_SESSION_BUS_ADDRESS": self.session_bus, "DBUS_SYSTEM_BUS_ADDRESS": f"unix:path={self.dir}/system_bus_socket",
             "GDK_BACKEND": "wayland", "NO_AT_BRIDGE": "1",
         }
-        self.log = open(self.dir / "session.log", "w")
         try:
             self._extension_install(base)
             for kind in ("system", "session"):
@@ -113,47 +104,6 @@ class Gnome:
                               text=True, timeout=60, **self._as_user())
         assert done.returncode == 0 and f"enable {EXTENSION}` and start capture" in done.stdout, done
 
-    @staticmethod
-    def _python() -> tuple[str, dict]:
-        """The Python the session's user runs the client with, and what it needs in its environment:
-        as root, Debian's python3 on the venv's packages (the venv's own interpreter is under /root)."""
-        if os.geteuid() == 0:
-            return "/usr/bin/python3", {"PYTHONPATH": f"{REPO}:{sysconfig.get_paths()['purelib']}", "PYTHONDONTWRITEBYTECODE": "1"}
-        return sys.executable, {"PYTHONDONTWRITEBYTECODE": "1"}
-
-    def client(self, args: list[str], env: dict | None = None, **popen) -> subprocess.Popen:
-        """`python -m capture ARGS` in the session, as its user, with env on top of the session's."""
-        python, path = self._python()
-        env = {**self.env, **(env or {}), **path}
-        return subprocess.Popen([python, "-m", "capture", *args], cwd=REPO, env=env, **self._as_user(), **popen)
-
-    def user_dir(self, name: str) -> Path:
-        """A new folder of the session's user (a client's state dir)."""
-        path = Path(tempfile.mkdtemp(prefix=f"{name}-", dir=self.dir))
-        os.chown(path, self.user.pw_uid, self.user.pw_gid)
-        return path
-
-    def _as_user(self) -> dict:
-        return {"user": self.user.pw_uid, "group": self.user.pw_gid, "extra_groups": []} if os.geteuid() == 0 else {}
-
-    def _start(self, command: list[str], env: dict) -> subprocess.Popen:
-        proc = subprocess.Popen(command, env=env, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True, **self._as_user())
-        self.procs.append(proc)
-        return proc
-
-    def _wait(self, check, what: str, timeout_s: float = 60):
-        deadline = time.time() + timeout_s
-        while time.time() < deadline:
-            if any(proc.poll() is not None for proc in self.procs):
-                break
-            try:
-                if result := check():
-                    return result
-            except (OSError, ConnectionError, TimeoutError):
-                pass
-            time.sleep(0.1)
-        raise RuntimeError(f"{what} did not start: {(self.dir / 'session.log').read_text()[-3000:]}")
-
     def _connect(self):
         bus = open_dbus_connection(bus=self.session_bus)
         if bus.send_and_get_reply(message_bus.NameHasOwner("org.gnome.Shell")).body[0]:
@@ -167,22 +117,6 @@ class Gnome:
         if reply.header.message_type.name == "error":
             return None
         return reply.body[1], reply.body[2]
-
-    def window(self, app_id: str, title: str, *lines: str) -> None:
-        """A GTK window with this app id and title, showing the lines; it takes the focus."""
-        self.show(app_id, title, *lines)
-        self._start(["/usr/bin/python3", str(REPO / "tests/capture/gtk_window.py"), app_id, str(self._state(app_id))], self.base)
-        self.focus_wait(app_id, title)
-
-    def show(self, app_id: str, title: str, *lines: str) -> None:
-        """New lines and title in the app's window."""
-        path = self._state(app_id)
-        path.with_suffix(".part").write_text(json.dumps({"title": title, "lines": list(lines)}))
-        path.with_suffix(".part").chmod(0o644)
-        path.with_suffix(".part").rename(path)
-
-    def _state(self, app_id: str) -> Path:
-        return self.dir / f"{app_id}.json"
 
     def focus_wait(self, app_id: str, title: str, timeout_s: float = 30) -> None:
         def focused() -> bool:
@@ -206,19 +140,6 @@ class Gnome:
         for place in places:
             self.remote.click(*place)
             time.sleep(0.3)
-
-    def close(self) -> None:
-        for proc in reversed(self.procs):
-            if proc.poll() is None:
-                proc.terminate()
-        for proc in reversed(self.procs):
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-        self.log.close()
-        shutil.rmtree(self.dir, ignore_errors=True)
 
 
 class Remote:

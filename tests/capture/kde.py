@@ -24,21 +24,17 @@ import json
 import os
 import shutil
 import subprocess
-import sys
-import sysconfig
-import tempfile
 import threading
 import time
-from pathlib import Path
 
 from jeepney import DBusAddress, HeaderFields, MessageType, new_method_call, new_method_return
 from jeepney.bus_messages import message_bus
 from jeepney.io.blocking import open_dbus_connection
 
 from tests.capture.gnome import BUS_CONFIG
-from tests.capture.sway import account
+from tests.capture.session import REPO, UserSession
 
-REPO = Path(__file__).resolve().parents[2]
+
 WAYLAND = "wayland-kde"
 SIZE = (1920, 1080)
 KWIN = DBusAddress("/Scripting", bus_name="org.kde.KWin", interface="org.kde.kwin.Scripting")
@@ -56,14 +52,11 @@ CARD_X, CARD_Y = (169, 463), (238, 418)
 DIALOG = {"share": (517, 511), "cancel": (605, 511)}
 
 
-class Kde:
+class Kde(UserSession):
     def __init__(self, *, monitors: int = 1):
         """monitors: 1920x1080 each, side by side (KWin names them Virtual-0, Virtual-1...)."""
         self.monitors = monitors
-        self.user = account()
-        self.dir = Path(tempfile.mkdtemp(prefix="myrecall-kde-"))  # its XDG_RUNTIME_DIR and HOME: 0700, the account's
-        self.procs: list[subprocess.Popen] = []
-        self.log = open(self.dir / "session.log", "w")
+        super().__init__("myrecall-kde-")
         self.active_window: dict | None = None
         self._lock = threading.Lock()  # the listener thread writes active_window
         self.listener = self.bus = None
@@ -124,46 +117,6 @@ class Kde:
         for path in [self.dir, *self.dir.rglob("*")]:
             os.chown(path, self.user.pw_uid, self.user.pw_gid)
 
-    def client(self, args: list[str], env: dict | None = None, **popen) -> subprocess.Popen:
-        """`python -m capture ARGS` in the session, as its user, with env on top of the session's."""
-        return self.python(["-m", "capture", *args], env, **popen)
-
-    def python(self, args: list[str], env: dict | None = None, **popen) -> subprocess.Popen:
-        """Python with ARGS in the session, as its user (as root: Debian's python3 on the venv's packages)."""
-        env = {**self.env, **(env or {}), "PYTHONDONTWRITEBYTECODE": "1"}
-        python = sys.executable
-        if os.geteuid() == 0:
-            python = "/usr/bin/python3"
-            env["PYTHONPATH"] = f"{REPO}:{sysconfig.get_paths()['purelib']}"
-        return subprocess.Popen([python, *args], cwd=REPO, env=env, **self._as_user(), **popen)
-
-    def user_dir(self, name: str) -> Path:
-        """A new folder of the session's user (a client's state dir)."""
-        path = Path(tempfile.mkdtemp(prefix=f"{name}-", dir=self.dir))
-        os.chown(path, self.user.pw_uid, self.user.pw_gid)
-        return path
-
-    def _as_user(self) -> dict:
-        return {"user": self.user.pw_uid, "group": self.user.pw_gid, "extra_groups": []} if os.geteuid() == 0 else {}
-
-    def _start(self, command: list[str], env: dict) -> subprocess.Popen:
-        proc = subprocess.Popen(command, env=env, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True, **self._as_user())
-        self.procs.append(proc)
-        return proc
-
-    def _wait(self, check, what: str, timeout_s: float = 60):
-        deadline = time.time() + timeout_s
-        while time.time() < deadline:
-            if any(proc.poll() is not None for proc in self.procs):
-                break
-            try:
-                if result := check():
-                    return result
-            except (OSError, ConnectionError, TimeoutError):
-                pass
-            time.sleep(0.1)
-        raise RuntimeError(f"{what} did not come: {(self.dir / 'session.log').read_text()[-3000:]}")
-
     def _connect(self):
         bus = open_dbus_connection(bus=self.session_bus)
         if bus.send_and_get_reply(message_bus.NameHasOwner("org.kde.KWin")).body[0]:
@@ -220,22 +173,6 @@ class Kde:
         window = self.active()
         return (window["appId"], window["caption"]) if window else None
 
-    def window(self, app_id: str, title: str, *lines: str) -> None:
-        """A GTK window with this app id and title, showing the lines; it takes the focus."""
-        self.show(app_id, title, *lines)
-        self._start(["/usr/bin/python3", str(REPO / "tests/capture/gtk_window.py"), app_id, str(self._state(app_id))], self.base)
-        self.focus_wait(app_id, title)
-
-    def show(self, app_id: str, title: str, *lines: str) -> None:
-        """New lines and title in the app's window."""
-        path = self._state(app_id)
-        path.with_suffix(".part").write_text(json.dumps({"title": title, "lines": list(lines)}))
-        path.with_suffix(".part").chmod(0o644)
-        path.with_suffix(".part").rename(path)
-
-    def _state(self, app_id: str) -> Path:
-        return self.dir / f"{app_id}.json"
-
     def focus_wait(self, app_id: str, title: str, timeout_s: float = 30) -> None:
         self._wait(lambda: self.focus() == (app_id, title), f"the window {app_id} {title!r}", timeout_s)
 
@@ -264,17 +201,7 @@ class Kde:
         for connection in (self.listener, self.bus):
             if connection is not None:
                 connection.close()
-        for proc in reversed(self.procs):
-            if proc.poll() is None:
-                proc.terminate()
-        for proc in reversed(self.procs):
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-        self.log.close()
-        shutil.rmtree(self.dir, ignore_errors=True)
+        super().close()
 
 
 # The KWin script (KWin 5.27's JavaScript API: workspace.activeClient, workspace.clientList(),

@@ -11,7 +11,7 @@ import types
 
 import pytest
 
-from capture.desktop import SWAY, WLROOTS, X11, desktop_kind
+from capture.desktop import KDE, SWAY, WLROOTS, X11, desktop_kind
 from tests.capture.sway import Sway
 from tests.capture.test_client import Client, desktop_lost, found, run_client
 from tests.live import wait_for
@@ -166,10 +166,10 @@ def test_a_sway_session_is_recorded_through_sway_though_it_also_sets_an_x_displa
     assert desktop_kind(display=None, environ=session) == SWAY
     assert desktop_kind(display=":1", environ=session) == X11  # an X display asked for by name
     assert desktop_kind(display=None, environ={"DISPLAY": ":0"}) == X11
-    # Another Wayland desktop: a wlroots one (Hyprland, river...), but KDE's, which the client cannot record.
+    # Another Wayland desktop: a wlroots one (Hyprland, river...), or KDE's.
     assert desktop_kind(display=None, environ={"WAYLAND_DISPLAY": "wayland-0"}) == WLROOTS
     assert desktop_kind(display=None, environ={"WAYLAND_DISPLAY": "wayland-0", "XDG_CURRENT_DESKTOP": "Hyprland"}) == WLROOTS
-    assert desktop_kind(display=None, environ={"WAYLAND_DISPLAY": "wayland-0", "XDG_CURRENT_DESKTOP": "KDE"}) is None
+    assert desktop_kind(display=None, environ={"WAYLAND_DISPLAY": "wayland-0", "XDG_CURRENT_DESKTOP": "KDE"}) == KDE
 
 
 def test_on_sway_a_change_is_captured_at_once_not_at_the_next_interval(tmp_path, server):
