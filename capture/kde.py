@@ -101,14 +101,16 @@ class KdeDesktop(CastDesktop):
             raise DesktopError("KWin went away" if self.cast else "KWin does not run on this session bus ($DBUS_SESSION_BUS_ADDRESS)")
 
     def _places(self, streams: list[Stream]) -> list[tuple[str, int, int, int, int]]:
-        """Each stream's monitor from the Wayland outputs (KWin's names, "DP-1", "Virtual-0"): KDE's
-        portal says only a stream's size, so each stream takes the first output left, left to right,
-        of its size (in pixels or in layout pixels); one that matches none is named by its number."""
+        """Each stream's monitor from the Wayland outputs (KWin's names, "DP-1", "Virtual-0"): the
+        output at the stream's place when the portal says it; else (Plasma 5.27's portal says only a
+        stream's size) the first output left, left to right, of its size (in pixels or in layout
+        pixels); one that matches none is named by its number."""
         outputs = sorted(self._outputs(), key=lambda o: (o.x, o.y, o.name))
         places = []
         for stream in streams:
+            placed = [o for o in outputs if stream.x is not None and (o.x, o.y) == (stream.x, stream.y)]
             sized = [o for o in outputs if (stream.width, stream.height) in ((o.width, o.height), self._layout_size(o))]
-            if output := (sized or outputs or [None])[0]:
+            if output := (placed or sized or outputs or [None])[0]:
                 outputs.remove(output)
                 places.append((output.name, output.x, output.y, *self._layout_size(output)))
             else:

@@ -20,7 +20,9 @@ import time
 import pytest
 
 from capture.desktop import KDE, WLROOTS, X11, desktop_kind
-from capture.kde import DIALOG, PLUGIN, SCRIPT_HOW, TOKEN_FILE
+from capture.kde import DIALOG, PLUGIN, SCRIPT_HOW, TOKEN_FILE, KdeDesktop
+from capture.portal import Stream
+from capture.wayland import Output
 from tests.capture.kde import Kde
 from tests.server import port_pick
 
@@ -167,3 +169,24 @@ def test_a_kde_wayland_session_is_told_from_its_environment():
     assert desktop_kind(display=":1", environ=session) == X11  # an X display given on the command line wins
     assert desktop_kind(display=None, environ={"XDG_CURRENT_DESKTOP": "KDE", "DISPLAY": ":0"}) == X11  # Plasma on Xorg
     assert desktop_kind(display=None, environ={"WAYLAND_DISPLAY": "wayland-1", "XDG_CURRENT_DESKTOP": "Hyprland"}) == WLROOTS
+
+
+def test_shared_streams_are_matched_to_kwins_monitors_by_place_when_given_else_by_size_left_to_right(monkeypatch):
+    """KDE's portal (Plasma 5.27) gives a stream's size only; a newer one may give its place too."""
+    outputs = [Output(global_name=1, object_id=3, name="HDMI-A-1", width=3840, height=2160, scale=2, x=1920, y=0),
+               Output(global_name=2, object_id=4, name="DP-1", width=1920, height=1080, x=0, y=0),
+               Output(global_name=3, object_id=5, name="DP-2", width=1920, height=1080, x=0, y=1080)]
+    monkeypatch.setattr(KdeDesktop, "_outputs", staticmethod(lambda: list(outputs)))
+    desktop = object.__new__(KdeDesktop)  # only its matching, no session
+
+    def stream(node, width, height, x=None, y=None):
+        return Stream(node=node, source_id=str(node), x=x, y=y, width=width, height=height)
+
+    # By size, left to right: the HiDPI one by its layout size (1920x1080 at scale 2) or its pixels.
+    assert desktop._places([stream(7, 3840, 2160), stream(8, 1920, 1080), stream(9, 1920, 1080)]) == [
+        ("HDMI-A-1", 1920, 0, 1920, 1080), ("DP-1", 0, 0, 1920, 1080), ("DP-2", 0, 1080, 1920, 1080)]
+    # By place when the portal says it, whatever the order.
+    assert desktop._places([stream(8, 1920, 1080, 0, 1080), stream(9, 1920, 1080, 0, 0)]) == [
+        ("DP-2", 0, 1080, 1920, 1080), ("DP-1", 0, 0, 1920, 1080)]
+    # More streams than monitors (one unplugged since): the last is named by its number.
+    assert desktop._places([stream(n, 1920, 1080) for n in (1, 2, 3, 4)])[-1] == ("monitor-4", 0, 0, 1920, 1080)
