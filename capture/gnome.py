@@ -41,14 +41,8 @@ class GnomeDesktop(CastDesktop):
     token_file = TOKEN_FILE
 
     def __init__(self, state_dir):
-        try:
-            self.bus = GnomeBus()
-        except BusError as exc:
-            raise DesktopError(f"GNOME does not answer on the session bus ({exc})") from exc
-        try:
-            super().__init__(state_dir)  # closes all on failure
-        except BusError as exc:
-            raise DesktopError(f"GNOME does not answer on the session bus ({' '.join(map(str, exc.args))})") from exc
+        self.bus = self._bus(GnomeBus)
+        super().__init__(state_dir)  # closes all on failure
 
     def close(self) -> None:
         super().close()

@@ -73,14 +73,8 @@ class KdeDesktop(CastDesktop):
         self._updated = threading.Event()
         self._script_file: Path | None = None
         self._script_loaded = False
-        try:
-            self.kwin = Bus()
-        except BusError as exc:
-            raise DesktopError(f"KDE does not answer on the session bus ({exc})") from exc
-        try:
-            super().__init__(state_dir)  # closes all on failure
-        except BusError as exc:
-            raise DesktopError(f"KDE does not answer on the session bus ({' '.join(map(str, exc.args))})") from exc
+        self.kwin = self._bus(Bus)
+        super().__init__(state_dir)  # closes all on failure
 
     def close(self) -> None:
         self._script_unload()

@@ -22,7 +22,7 @@ import zlib
 from collections.abc import Callable
 from pathlib import Path
 
-from capture.dbus import Message
+from capture.dbus import BusError, Message
 from capture.desktop import DesktopError, FocusedWindow, Monitor, ScreenError, Shot, monitors_numbered
 from capture.lockers import LockCheck
 from capture.portal import Dialog, ScreenCast, Stream
@@ -156,12 +156,25 @@ class CastDesktop:
             self._compositor_check()
             self._start(Path(state_dir) / self.token_file)
             self._locks = LockCheck(os.getuid())
+        except BusError as exc:
+            self.close()
+            raise self._not_answering(exc) from exc
         except BaseException:
             self.close()
             raise
         self._shots: dict[int, tuple[int, Shot]] = {}  # stream number -> its frame count and screenshot then
         self._watched: dict[int, int] = {}  # the streams screenshots were taken of -> their frame count then
         self._waited: dict[int, float] = {}  # stream number -> the window change a screenshot of it last waited after
+
+    def _not_answering(self, exc: BusError) -> DesktopError:
+        return DesktopError(f"{self.dialog.desktop} does not answer on the session bus ({' '.join(map(str, exc.args))})")
+
+    def _bus(self, make: Callable):
+        """make(): the desktop's own connection (capture.dbus); DesktopError when there is no session bus."""
+        try:
+            return make()
+        except BusError as exc:
+            raise self._not_answering(exc) from exc
 
     # What a desktop adds -------------------------------------------------------------------
 

@@ -129,6 +129,14 @@ class Kde(UserSession):
         assert reply.header.message_type != MessageType.error, (method, reply.body)
         return reply.body
 
+    def _scripting_call(self, method: str, signature: str, body: tuple):
+        """The answer of org.kde.KWin /Scripting, or None while KWin has not put that object on the bus yet."""
+        reply = self.bus.send_and_get_reply(new_method_call(KWIN, method, signature, body), timeout=10)
+        if reply.header.message_type == MessageType.error and "No such object path" in str(reply.body):
+            return None
+        assert reply.header.message_type != MessageType.error, (method, reply.body)
+        return reply.body
+
     def _watch_start(self) -> None:
         """A KWin script that calls this harness's own connection with the active window (as JSON)
         at once and whenever it or its caption changes (KWin 5.27's script API)."""
@@ -137,7 +145,8 @@ class Kde(UserSession):
         script.write_text(ACTIVE_SCRIPT.replace("RECEIVER", json.dumps(self.listener.unique_name)))
         script.chmod(0o644)
         threading.Thread(target=self._listen, name="kde-active", daemon=True).start()
-        (number,) = self._call(KWIN, "loadScript", "ss", (str(script), SCRIPT_NAME))
+        # KWin takes its bus name before its scripting is on the bus: its loadScript is waited for.
+        (number,) = self._wait(lambda: self._scripting_call("loadScript", "ss", (str(script), SCRIPT_NAME)), "KWin's scripting")
         # 5.27 puts a loaded script at /<number> (not /Scripting/Script<number>); run() starts it.
         self._call(DBusAddress(f"/{number}", bus_name="org.kde.KWin", interface="org.kde.kwin.Script"), "run")
         self._wait(lambda: self._reported, "the KWin script's first report", 30)
