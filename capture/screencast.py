@@ -163,7 +163,7 @@ class CastDesktop:
             self.close()
             raise
         self._shots: dict[int, tuple[int, Shot]] = {}  # stream number -> its frame count and screenshot then
-        self._watched: dict[int, int] = {}  # the streams screenshots were taken of -> their frame count then
+        self._watched: dict[int, int] = {}  # the streams screenshots were taken (or tried) of -> their frame count then
         self._waited: dict[int, float] = {}  # stream number -> the window change a screenshot of it last waited after
 
     def _not_answering(self, exc: BusError) -> DesktopError:
@@ -282,6 +282,7 @@ class CastDesktop:
             self._waited[number] = changed_at
         if frame is None:
             self._gone_check()
+            self._watched[number] = 0  # its first picture, when it comes late, wakes change_wait
             raise ScreenError(f"PipeWire sent no picture of {monitor.name} in {FIRST_FRAME_S:.0f} s")
         count, width, height, pixels = frame
         self._watched[number] = count

@@ -39,11 +39,12 @@ def login(server: LiveServer, password: str | None = None) -> requests.Session:
     return browser
 
 
-def wait_for(check, timeout_s: float = 120):
-    """What check() returns once it is truthy (asked every fifth of a second); AssertionError after timeout_s."""
+def wait_for(check, timeout_s: float = 120, said=None):
+    """What check() returns once it is truthy (asked every fifth of a second); AssertionError after
+    timeout_s, with what said() returns (a program's output) when given."""
     deadline = time.time() + timeout_s
     while time.time() < deadline:
         if result := check():
             return result
         time.sleep(0.2)
-    raise AssertionError("timed out")
+    raise AssertionError("timed out" + (f"; it said:\n{said()}" if said else ""))

@@ -105,9 +105,9 @@ def test_a_title_change_is_a_new_frame_at_once_not_at_the_next_interval(gnome, s
     client = GnomeClient(gnome, tmp_path, url=server.url, token=server.token, args=["--interval", "600", "--device", "titles"])
     try:
         shared(gnome)
-        wait_for(lambda: (drafts, "Draft one") in titles(server), timeout_s=60)
+        wait_for(lambda: (drafts, "Draft one") in titles(server), timeout_s=60, said=client.output)
         gnome.show(drafts, "Draft two", "Brimfallow opening line")
-        wait_for(lambda: (drafts, "Draft two") in titles(server), timeout_s=30)
+        wait_for(lambda: (drafts, "Draft two") in titles(server), timeout_s=30, said=client.output)
     finally:
         assert client.stop() == 0
     assert found(server, "Brimfallow"), client.output()
@@ -124,7 +124,7 @@ def test_two_monitors_shared_are_each_captured_with_their_own_name_and_window(se
         client = GnomeClient(gnome, tmp_path, url=server.url, token=server.token, args=["--device", "twin"])
         try:
             gnome.dialog_answer("share", monitors=2)
-            wait_for(lambda: {row[0] for row in frame_rows(server, "twin")} == {"Meta-0", "Meta-1"}, timeout_s=60)
+            wait_for(lambda: {row[0] for row in frame_rows(server, "twin")} == {"Meta-0", "Meta-1"}, timeout_s=60, said=client.output)
         finally:
             assert client.stop() == 0
         rows = frame_rows(server, "twin")

@@ -60,7 +60,7 @@ def test_on_sway_an_excluded_app_is_not_captured_and_pause_stops_capture(sway, s
     focus_wait(sway, "vault", "Secrets")
     client = Client(sway, state, url=server.url, token=server.token, args=["--exclude-app", "vault"])
     try:
-        wait_for(lambda: "not captured: the app" in client.output(), timeout_s=60)
+        wait_for(lambda: "not captured: the app" in client.output(), timeout_s=60, said=client.output)
         sway.command("workspace 2")  # the excluded window off the screen, as a focused one's neighbour is not
         sway.window("notes", "Garden", "Openword garden plans")
         focus_wait(sway, "notes", "Garden")
@@ -95,7 +95,7 @@ def test_the_second_monitor_on_sway_is_captured_with_monitor_2(server, tmp_path)
         # The monitor with the focused window, whichever it is.
         client = Client(sway, tmp_path / "state2", url=server.url, token=server.token, args=["--monitor", "focused", "--device", "follow"])
         try:
-            wait_for(lambda: monitors_of(server, "follow") == {"HEADLESS-2"}, timeout_s=60)
+            wait_for(lambda: monitors_of(server, "follow") == {"HEADLESS-2"}, timeout_s=60, said=client.output)
             sway.command("focus output HEADLESS-1")
             sway.window("atlas", "First screen", "Tidewhistle chart notes")
             focus_wait(sway, "atlas", "First screen")
@@ -186,7 +186,7 @@ def test_on_sway_a_change_is_captured_at_once_not_at_the_next_interval(tmp_path,
             hits = found(server, "Cindertwig", timeout_s=30)
             assert hits and hits[0]["window_name"] == "Draft one", client.output()
             sway.write("editor", title="Draft two")  # the title alone
-            wait_for(lambda: ("editor", "Draft two") in titles(server), timeout_s=30)
+            wait_for(lambda: ("editor", "Draft two") in titles(server), timeout_s=30, said=client.output)
         finally:
             assert client.stop() == 0
     finally:
@@ -204,13 +204,13 @@ def test_nothing_is_captured_while_a_screen_locker_runs_on_sway(sway, server, tm
     try:
         assert found(server, "Larkspindle"), client.output()
         sway.command("exec swaylock --color 336699")
-        wait_for(lambda: "the screen is locked (swaylock runs)" in client.output(), timeout_s=30)
+        wait_for(lambda: "the screen is locked (swaylock runs)" in client.output(), timeout_s=30, said=client.output)
         stored = len(titles(server))
         sway.write("editor", "Nightowlet private entry")  # behind the lock
         time.sleep(4)
         assert len(titles(server)) == stored and found(server, "Nightowlet", timeout_s=1) == [], client.output()
         assert any("the screen is locked (swaylock runs); 0 frame(s) sent" in r["line"] for r in client.reports()), client.output()
-        wait_for(lambda: ("the screen is locked (swaylock runs)",) in server.rows("SELECT locked FROM frames_capturereport"), timeout_s=30)
+        wait_for(lambda: ("the screen is locked (swaylock runs)",) in server.rows("SELECT locked FROM frames_capturereport"), timeout_s=30, said=client.output)
         sway.signal("swaylock", signal.SIGUSR1)  # swaylock unlocks on SIGUSR1
         assert found(server, "Nightowlet"), client.output()
     finally:

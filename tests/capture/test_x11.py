@@ -33,7 +33,7 @@ def test_on_x11_a_change_is_captured_at_once_not_at_the_next_interval(desktop, s
         hits = found(server, "Thimbleroot", timeout_s=30)
         assert hits and hits[0]["app_name"] == APP, client.output()
         desktop.show("Gorsewhistle opening line", "Thimbleroot second line", title="Draft two — Memowin")  # the title alone
-        wait_for(lambda: (APP, "Draft two — Memowin") in stored(server, "onchange"), timeout_s=30)
+        wait_for(lambda: (APP, "Draft two — Memowin") in stored(server, "onchange"), timeout_s=30, said=client.output)
     finally:
         assert client.stop() == 0
 
@@ -51,14 +51,14 @@ def test_nothing_is_captured_while_the_x_screensaver_is_on(desktop, server, tmp_
     try:
         assert found(server, "Pipistrelle"), client.output()
         screensaver(desktop, X.ScreenSaverActive)
-        wait_for(lambda: "the X screensaver is on" in client.output(), timeout_s=30)
+        wait_for(lambda: "the X screensaver is on" in client.output(), timeout_s=30, said=client.output)
         before = len(stored(server, "saver"))
         desktop.show("Mothwhisper private notes", title="Private — Memowin")
         time.sleep(4)
         assert len(stored(server, "saver")) == before and found(server, "Mothwhisper", timeout_s=1) == [], client.output()
         assert any("the X screensaver is on; 0 frame(s) sent" in r["line"] for r in client.reports()), client.output()
         # The server's device line says why nothing comes.
-        wait_for(lambda: server.rows("SELECT locked FROM frames_capturereport WHERE device_name = %s", ("saver",)) == [("the X screensaver is on",)], timeout_s=30)
+        wait_for(lambda: server.rows("SELECT locked FROM frames_capturereport WHERE device_name = %s", ("saver",)) == [("the X screensaver is on",)], timeout_s=30, said=client.output)
         screensaver(desktop, X.ScreenSaverReset)
         assert found(server, "Mothwhisper"), client.output()
     finally:
@@ -81,12 +81,12 @@ def test_nothing_is_captured_while_logind_or_the_desktops_screensaver_says_the_s
              "the screen is locked (org.freedesktop.ScreenSaver is active)", "Thornmallow"),
         ):
             lock()
-            wait_for(lambda: said in client.output(), timeout_s=30)
+            wait_for(lambda: said in client.output(), timeout_s=30, said=client.output)
             before = len(stored(server, "logind"))
             desktop.show(f"{word} private notes", title="Private — Memowin")
             time.sleep(3)
             assert len(stored(server, "logind")) == before and found(server, word, timeout_s=1) == [], client.output()
-            wait_for(lambda: server.rows("SELECT locked FROM frames_capturereport WHERE device_name = %s", ("logind",)) == [(said,)], timeout_s=30)
+            wait_for(lambda: server.rows("SELECT locked FROM frames_capturereport WHERE device_name = %s", ("logind",)) == [(said,)], timeout_s=30, said=client.output)
             unlock()
             assert found(server, word), client.output()
     finally:
