@@ -52,12 +52,13 @@ TOKEN_HOW = ("put it in a file only you can read and pass --token-file FILE, or 
 STATE_FILES = ("paused", "rules.json", "spool", "spool/*")
 
 # On a desktop that tells of changes, a change is looked at QUIET_GAP_S after it (a window switch
-# draws for a few frames). When a change is already there as the client starts waiting, twice in
-# a row (the screen keeps changing: someone types), the next look is BUSY_GAP_S after the last, so
-# a busy screen costs a look every BUSY_GAP_S, with what changed meanwhile in it.
+# draws for a few frames). When changes keep coming, each within BURST_S of the look before it,
+# twice in a row (someone types, scrolls, a video plays), the next look is BUSY_GAP_S after the
+# last, so a busy screen costs a look every BUSY_GAP_S, with what changed meanwhile in it; one
+# change right after a look (a window still drawing) is looked at again at once.
 QUIET_GAP_S = 0.1
 BUSY_GAP_S = 2.0
-BUSY_WAIT_S = 0.05  # a change reported within this of the wait's start was there already
+BURST_S = 1.0
 
 # The longest app, title and monitor name the server takes (POST /api/v1/frames): longer ones are sent cut.
 APP_MAX, TITLE_MAX, MONITOR_MAX = 512, 1024, 100
@@ -504,7 +505,7 @@ class Client:
         display_lost = None
         try:
             next_tick = next_report = time.monotonic()
-            pending = 0  # looks in a row whose change was there as the wait began
+            pending = 0  # changes in a row that each came within BURST_S of the look before
             next_report += self.config.report_s
             while not self.stopping.is_set():
                 # The report before this tick's screenshot: a frame taken a moment ago is not yet waiting.
@@ -520,11 +521,10 @@ class Client:
                 delay = next_tick - time.monotonic()
                 if delay < 0:  # fell behind (a suspended machine): start again from now
                     next_tick, delay = time.monotonic(), 0
-                waiting = time.monotonic()
                 if not self.stopping.is_set() and desktop.change_wait(delay, self._wake_read):
                     # A change before the tick: looked at after the gap, and the ticks count from that look.
                     now = time.monotonic()
-                    pending = pending + 1 if now - waiting < BUSY_WAIT_S else 0
+                    pending = pending + 1 if now - looked < BURST_S else 0
                     at = looked + BUSY_GAP_S if pending >= 2 else now + QUIET_GAP_S
                     select.select([self._wake_read], [], [], max(0.0, at - now))
                     next_tick = time.monotonic()

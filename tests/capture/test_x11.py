@@ -38,6 +38,26 @@ def test_on_x11_a_change_is_captured_at_once_not_at_the_next_interval(desktop, s
         assert client.stop() == 0
 
 
+def test_a_screen_that_keeps_changing_is_looked_at_every_two_seconds_not_at_each_change(desktop, server, tmp_path):
+    """Someone types: the window changes eight times a second for 8 s. The client looks at once at
+    the first changes, then every BUSY_GAP_S (2 s) with what changed meanwhile (it sent a frame at
+    nearly every change before: 165 a minute in bench/capture.py's typing)."""
+    desktop.show("Larkspindle typing test", title="Typing — Memowin")
+    client = Client(desktop, tmp_path / "state", url=server.url, token=server.token, args=["--interval", "600", "--device", "typing"])
+    try:
+        assert found(server, "Larkspindle"), client.output()
+        before = len(stored(server, "typing"))
+        for number in range(64):
+            desktop.show("Larkspindle typing test", f"keystroke {number:02d} {'abcdefgh'[:number % 8 + 1]}", title="Typing — Memowin")
+            time.sleep(0.125)
+        desktop.show("Larkspindle typing test", "Emberquill last line", title="Typing — Memowin")
+        assert found(server, "Emberquill", timeout_s=30), client.output()  # the change after the burst is still taken
+    finally:
+        assert client.stop() == 0
+    during = len(stored(server, "typing")) - before
+    assert 3 <= during <= 9, (during, client.output())  # 8 s at a look every 2 s, the first two at once, the last line
+
+
 def screensaver(desktop, mode: int) -> None:
     x = display.Display(desktop.display)
     x.force_screen_saver(mode)
