@@ -131,12 +131,15 @@ class Screen:
         self.lines, self.title = list(lines), title
 
     def type(self, char: str) -> None:
-        """One more character at the end of the last line."""
-        if self.kind == "x11":
+        """One more character at the end of the last line (a new line after 40, as an editor wraps:
+        a line typed past the window's edge would change nothing on screen)."""
+        if self.kind in ("x11", "gnome"):
+            if len(self.lines[-1]) >= 40:
+                self.lines = [*self.lines[-8:], ""]
             self.lines[-1] += char
+        if self.kind == "x11":
             self.desktop.show(*self.lines, title=self.title, width=1920, height=1080)
         elif self.kind == "gnome":
-            self.lines[-1] += char
             self.desktop.show(self.app, self.title, *self.lines)
         else:
             with open(self.desktop.dir / f"{self.app}.txt", "a") as text:
