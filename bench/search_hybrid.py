@@ -76,6 +76,7 @@ if str(REPO) not in sys.path:
 from bench.ingest import code_state  # noqa: E402
 from frames.text import text_unpack  # noqa: E402
 from tests.server import LiveServer, process_descendants  # noqa: E402
+from bench import search_keyword  # noqa: E402
 from bench.search_keyword import (  # noqa: E402
     DATABASES,
     DAY,
@@ -716,7 +717,8 @@ def timed_searches(*, size: int, t0: float, args) -> tuple[list[float], dict, di
     with tempfile.TemporaryDirectory(prefix="myrecall-bench-timed-") as folder:
         out = Path(folder) / "timed.json"
         argv = [sys.executable, str(Path(__file__).resolve()), "--timed-searches", str(out), "--sizes", str(size),
-                "--t0", repr(t0), "--seed", str(args.seed), "--queries", str(args.queries), "--model", args.model]
+                "--t0", repr(t0), "--seed", str(args.seed), "--queries", str(args.queries), "--model", args.model,
+                "--span-days", str(SPAN_DAYS)]
         done = subprocess.run(argv, env={**os.environ, "MYRECALL_DATA_DIR": str(settings.DATA_DIR)}, cwd=REPO)
         if done.returncode != 0:
             raise SystemExit(f"the timed searches failed (exit {done.returncode})")
@@ -1031,6 +1033,14 @@ def engines_run(args, databases: list[str]) -> None:
             print(f"  {label + ', ' + unit:53}" + "".join(f"{run[key]:>{width},.1f}" for run in runs))
 
 
+def span_days_set(days: int) -> None:
+    """Spread the frames (and the queries' 1-day ranges) over this many days."""
+    global SPAN_DAYS
+    if days < 2:
+        raise SystemExit("--span-days: at least 2 (a query's 1-day range starts within the span's first days)")
+    SPAN_DAYS = search_keyword.SPAN_DAYS = days
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", default="100000,1000000", help="comma-separated frame counts")
@@ -1048,6 +1058,8 @@ def main() -> None:
     parser.add_argument("--memory", action=argparse.BooleanOptionalAction, default=True, help="measure a real serve (5)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--keep", action="store_true", help="keep the temporary data dir and print its path")
+    parser.add_argument("--span-days", type=int, help=f"days the frames are spread over (default {SPAN_DAYS}); "
+                        "100,000 frames over 3 days hold a day of 1,000,000 over 30, in a tenth of the build")
     parser.add_argument("--database", help="comma-separated: sqlite (the default, in this process), postgres (a server of "
                         "the bench's own); several: each size on each, and a table side by side")
     parser.add_argument("--pg-setting", action="append", default=[], metavar="NAME=VALUE",
@@ -1057,6 +1069,8 @@ def main() -> None:
     parser.add_argument("--no-embedding-run", action="store_true", help=argparse.SUPPRESS)  # (1) ran in another child
     parser.add_argument("--timed-searches", help=argparse.SUPPRESS)  # (3) in a child of its own: its figures, as JSON
     args = parser.parse_args()
+    if args.span_days:
+        span_days_set(args.span_days)
     if args.timed_searches:
         os.environ["EMBEDDINGS_MODEL"] = args.model
         timed_searches_child(args)
