@@ -29,7 +29,7 @@ Exports:
 - chunk_stats(texts, vectors) -> bytes: what a frame's chunks keep (their script and their
   similarity to the background questions), in chunk order.
 - QueryRelevance, query_relevance(q, embedding): a query's language and its pull per script.
-- chunk_record(stats, chunk), chunk_z(record, similarity, language, floor), chunk_script(text),
+- chunk_record(stats, chunk), record_script(stats, chunk), chunk_z(record, similarity, language, floor), chunk_script(text),
   record_deviations(stats, language), deviations_floor(deviations),
   query_language(q), thresholds(), select(ranked).
 """
@@ -141,6 +141,14 @@ def _trimmed(similarities: np.ndarray) -> np.ndarray:
     (taxes, the weather) is not held to that question's similarity."""
     ordered = np.sort(similarities)
     return ordered[: max(2, round(len(ordered) * (1 - TRIM)))]
+
+
+def record_script(stats: bytes | None, chunk: int) -> int | None:
+    """The script (LATIN or CJK) of one chunk by its record, or None as chunk_record: what a search
+    needs of each of the thousands of entries it reads (the rest only for the candidates)."""
+    if not stats or (chunk + 1) * RECORD_BYTES > len(stats):
+        return None
+    return stats[chunk * RECORD_BYTES]
 
 
 def chunk_record(stats: bytes | None, chunk: int) -> tuple[int, float, float, float, float] | None:

@@ -45,6 +45,7 @@ from search.relevance import (
     chunk_record,
     chunk_z,
     deviations_floor,
+    record_script,
     query_relevance,
     record_deviations,
     select,
@@ -345,16 +346,17 @@ def semantic_finish(plan: SemanticPlan, fetched: SemanticFetched) -> list[tuple[
                 if floor is None:
                     records.update(_records(cursor, new))
                 admitted.update((frame_id, True) for frame_id in new)
+            # A fixed bar the user set means the fixed rule: raw similarity, for order too.
+            pull = relevance.pull if relevance else None
             for frame_id, chunk, distance in entries:
                 if distance > cutoff:
                     continue
-                record = chunk_record(records.get(frame_id), chunk)
-                # A fixed bar the user set means the fixed rule: raw similarity, for order too.
-                adjusted = distance + (relevance.pull[record[0]] if record and relevance else 0.0)
+                script = record_script(records.get(frame_id), chunk)
+                adjusted = distance + pull[script] if pull and script is not None else distance
                 if adjusted < best.get(frame_id, 9.0):
                     best[frame_id] = adjusted
                     best_chunk[frame_id] = chunk
-                if record is not None and relevance:  # a z can be had (only the candidates' are taken)
+                if pull and script is not None:  # a z can be had (only the candidates' are taken)
                     similarities[(frame_id, chunk)] = 1 - distance
 
         for read, found in zip(plan.reads, fetched.found):
@@ -551,8 +553,8 @@ def semantic_ranked(*, q: str, filters: Filters, n: int) -> list[tuple[int, floa
 
 def _day_count(cursor, filters: Filters, day: int) -> tuple[int, int]:
     """How many frames of the day the filters keep (0: the day's own count is not read), and how
-    many the day has. A time range alone is counted with the day in one scan of the time index;
-    other filters read each frame they test, so the day's part of the range is counted first."""
+    many the day has. A time range alone is counted with the day in one statement off the time
+    index; other filters read each frame they test, so the day's part of the range is counted first."""
     day_lo, day_hi = day_bounds_ms(day)
     whole = Filters(start_time=day_lo / 1000, end_time=day_hi / 1000, end_inclusive=False)
     if filters.narrowed():
@@ -560,10 +562,18 @@ def _day_count(cursor, filters: Filters, day: int) -> tuple[int, int]:
         return kept, (_count(cursor, whole) if kept else 0)
     in_day, in_day_params, _ = whole.sql()
     where, params, _ = filters.sql()
-    cursor.execute(
-        f"SELECT count(*) FILTER (WHERE {' AND '.join(where)}), count(*) FROM frames_frame f WHERE " + " AND ".join(in_day),
-        [*params, *in_day_params],
-    )
+    if connection.vendor == "sqlite":
+        # Two counts of a bare index range: SQLite walks one without testing each entry against the
+        # range, so they cost less than one walk of the day that tests each against the range
+        # (33,000 frames a day, the density of 1M over 30 days: 2.5 ms against 6.7).
+        sql = (
+            f"SELECT (SELECT count(*) FROM frames_frame f WHERE {' AND '.join(where)}), "
+            f"(SELECT count(*) FROM frames_frame f WHERE {' AND '.join(in_day)})"
+        )
+    else:
+        # PostgreSQL's one scan with a FILTER costs less than two (4.2 ms against 5.2 there).
+        sql = f"SELECT count(*) FILTER (WHERE {' AND '.join(where)}), count(*) FROM frames_frame f WHERE " + " AND ".join(in_day)
+    cursor.execute(sql, [*params, *in_day_params])
     kept, total = cursor.fetchone()
     return kept, total
 

@@ -149,7 +149,7 @@ def test_a_range_over_two_days_gives_the_exact_nearest_frames_however_little_of_
     entry of every day would: the n nearest admitted frames, in order."""
     from search import relevance
     from search.embeddings import embed_query, embedder_info
-    from search.vectors import day_of, day_query
+    from search.vectors import day_bounds_ms, day_of, day_query
 
     # 60 frames two minutes apart before midnight and 60 after: a range can keep any part of either day.
     ids = [frame_add(120 * i, "Firefox" if i % 3 else "Mail", "w", TOPICS[i % 5].format(i=i)) for i in range(60)]
@@ -191,6 +191,20 @@ def test_a_range_over_two_days_gives_the_exact_nearest_frames_however_little_of_
         (midnight - 300, midnight + 7000, {"app_name": "mail"}),  # and a filter inside
         (midnight - 3000, midnight - 600, {}),  # part of one day only
     ]
+    # The plan's count of each day, what its reads are sized by: the frames the range keeps of the
+    # day and the day's own, exactly, with the time range alone and with a filter inside.
+    with connection.cursor() as cursor:
+        for start, end, more in ranges:
+            filters = Filters(start_time=start, end_time=end, **more)
+            for day in {day_of(int(filters.start_ms)), day_of(int(filters.end_ms))}:
+                day_lo, day_hi = (ms / 1000 for ms in day_bounds_ms(day))
+                cut = filters.with_range(max(start, day_lo), min(end, day_hi))
+                kept = cut.frames(Frame.objects.all()).count()
+                in_day = Frame.objects.filter(
+                    timestamp__gte=datetime.fromtimestamp(day_lo, tz=dt_timezone.utc),
+                    timestamp__lt=datetime.fromtimestamp(day_hi, tz=dt_timezone.utc),
+                ).count()
+                assert semantic._day_count(cursor, cut, day) == (kept, in_day if kept else 0), (start, end, more, day)
     # As planned, then with first reads far too shallow for these small days, so that they must
     # go deeper (or stop because what they left unread is farther than the n found elsewhere).
     for entries_per_frame, margin in ((semantic.ENTRIES_PER_FRAME, semantic.FIRST_READ_MARGIN), (1, 0.05)):
