@@ -201,6 +201,7 @@ class SemanticPlan:
     reads: list[_DayRead] = field(default_factory=list)
     ids_cost: tuple[float, float] = IDS_COST_MS  # grown with the index's size
     embedded: Future | None = None  # the query's embedding and relevance, begun while the plan counts
+    question: Future | None = None  # the second model's vector of the query (search.crosscheck), as well
     # Filled by semantic_finish: each frame found, with what the screen says in the passage that
     # matched best (search.passages).
     passages: dict[int, str] = field(default_factory=dict)
@@ -235,6 +236,9 @@ def semantic_plan(*, q: str, filters: Filters, n: int) -> SemanticPlan:
     if any(first_day <= day <= last_day for day in present):
         # The embedding (CPU, without the GIL) while the days are counted (the database).
         plan.embedded = _embed_pool.submit(_embedded, q)
+        if settings.SEMANTIC_MAX_DISTANCE is None:
+            # And the second model's reading of the question, that judging the candidates needs.
+            plan.question = _embed_pool.submit(question_vector, q)
     # Under the relevance rule the second model judges the CANDIDATES nearest, so as many are read.
     entries_wanted = _read_for(n) * ENTRIES_PER_FRAME
     with connection.cursor() as cursor:
@@ -416,7 +420,7 @@ def semantic_finish(plan: SemanticPlan, fetched: SemanticFetched) -> list[tuple[
     ranked = sorted(best.items(), key=lambda item: (item[1], -item[0]))
     shown = {frame_id: best_chunk[frame_id] for frame_id, _ in ranked}
     if floor is None:
-        judged = _judged(plan.q, ranked[: max(n, CANDIDATES)], records, similarities, relevance)
+        judged = _judged(plan.q, ranked[: max(n, CANDIDATES)], records, similarities, relevance, question=plan.question)
         if judged is None:  # the second model could not answer: the index's model alone decides
             stand_out = _stand_out(similarities, records, relevance)
             ranked = select([(frame_id, distance, stand_out.get(frame_id)) for frame_id, distance in ranked])
@@ -476,6 +480,8 @@ def _judged(
     records: dict[int, bytes | None],
     similarities: dict[tuple[int, int], float],
     relevance: QueryRelevance | None,
+    *,
+    question: Future | None = None,
 ) -> tuple[list[tuple[int, float]], dict[int, int], dict[int, float]] | None:
     """The candidates both models agree on (search.crosscheck), best first, with the passage each
     is shown by and its agreement; None when the second model cannot answer.
@@ -501,7 +507,7 @@ def _judged(
         else:
             unread.append(frame_id)
     try:
-        question = question_vector(q)
+        question = question.result() if question is not None else question_vector(q)  # begun by the plan
         # Read now, up to UNREAD_MAX passages (a frame past them is judged by the index's model alone).
         left = UNREAD_MAX
         texts = _passages_read([(frame_id, 0.0) for frame_id in unread])
