@@ -92,10 +92,12 @@ from bench.search_keyword import (  # noqa: E402
     ranges_sample,
 )
 
-# Issue 23's goals for the default model: hybrid p95 at 1,000,000 frames, web + worker memory.
-GOAL_P95_MS = 60.0
+# The goals for the default model: hybrid p95 at 1,000,000 frames (issue 41's, with both models
+# judging the candidates; issue 23's was 60 ms with one), web + worker memory (issue 41's 1 GB: each
+# process holds the second model too; issue 23's was 700 MB).
+GOAL_P95_MS = 100.0
 GOAL_PG_P95_MS = 100.0  # issue 25: hybrid p95 at 1,000,000 frames on PostgreSQL
-GOAL_MEMORY_MB = 700.0  # web + worker, decimal megabytes
+GOAL_MEMORY_MB = 1000.0  # web + worker, decimal megabytes
 MODES = ("hybrid", "semantic", "keyword")
 READ_ROWS = 20_000  # frames read from the database at a time while filling the index
 SERVER_WAIT_S = 60
