@@ -110,6 +110,9 @@ OVERFETCH_MAX = 16_000
 # that count (search.relevance.select) stand out in raw similarity too: they are among the nearest
 # couple of thousand chunks of a day.
 RELEVANCE_READ_MAX = 2_560
+# The new frames of a read whose filters (and relevance records) are read in one statement, nearest
+# first, until the rest cannot be among the frames wanted (see semantic_finish).
+TAKE_BATCH = 256
 # A question its script pulls this much (search.relevance: the other script's chunks are that much
 # farther) has its first reads go as deep as RELEVANCE_READ_MAX at once, where the next read would:
 # the pulled chunks among a day's nearest fall behind the frames of the nearer script, so that a
@@ -336,7 +339,12 @@ def semantic_finish(plan: SemanticPlan, fetched: SemanticFetched) -> list[tuple[
     within IDS_FALLBACK_MAX_MS). With the user's bar the ranking is exact; only a day that keeps
     more than VECTOR_IDS_EXACT frames, none of them among its
     OVERFETCH_MAX nearest entries, can give fewer than n. Under the relevance rule a day is read to
-    RELEVANCE_READ_MAX entries at most: past that the order is by what was read."""
+    RELEVANCE_READ_MAX entries at most: past that the order is by what was read.
+
+    A read's new frames are let in nearest first, only while they could still be among the frames
+    wanted (the n, or the CANDIDATES judged): the filters and records of the rest of the thousands
+    of entries a deep read brings are not read. When the second model cannot answer, the index's
+    model alone (search.relevance.select) then chooses among the frames let in."""
     floor = settings.SEMANTIC_MAX_DISTANCE  # the user's own bar, if any
     cutoff = floor if floor is not None else 2.0
     n = plan.n
@@ -349,33 +357,55 @@ def semantic_finish(plan: SemanticPlan, fetched: SemanticFetched) -> list[tuple[
     records: dict[int, bytes | None] = {}
     admitted: dict[int, bool] = {}  # frame -> its day's filters admit it (a frame is in one day)
     short: list[_Deeper] = []  # the days not read to their end
+    wanted = _read_for(n)
     with connection.cursor() as cursor:
 
         def take(found: DayHits, filters: Filters, *, admit: bool) -> None:
-            entries = found.entries
-            new = [frame_id for frame_id in dict.fromkeys(frame_id for frame_id, _, _ in entries) if frame_id not in admitted]
-            if admit:
-                # The user's fixed bar needs no records.
-                kept = _frames_admitted(cursor, filters, new, records=floor is None)
-                records.update(kept)
-                admitted.update((frame_id, frame_id in kept) for frame_id in new)
-                entries = [entry for entry in entries if admitted[entry[0]]]
-            else:
-                if floor is None:
-                    records.update(_records(cursor, new))
-                admitted.update((frame_id, True) for frame_id in new)
+            by_frame: dict[int, list[tuple[int, float]]] = {}  # frame -> its entries, nearest first
+            for frame_id, chunk, distance in found.entries:
+                if distance <= cutoff:
+                    by_frame.setdefault(frame_id, []).append((chunk, distance))
+            # The frames let in before (a deeper read reads their nearest entries again) first, then
+            # the new ones, nearest first, in batches while the next one's nearest entry is no
+            # farther than the wanted-th nearest frame found so far: an entry's distance plus its
+            # pull is never below its distance, so past that no new frame of this read can be one
+            # of those wanted, and neither its filters nor its record are read.
+            entries_take([frame_id for frame_id in by_frame if admitted.get(frame_id)], by_frame)
+            new = [frame_id for frame_id in by_frame if frame_id not in admitted]
+            at = 0
+            while at < len(new):
+                bound = _nth_distance(best, wanted)
+                batch = []
+                while at < len(new) and len(batch) < TAKE_BATCH and by_frame[new[at]][0][1] <= bound:
+                    batch.append(new[at])
+                    at += 1
+                if not batch:
+                    break
+                if admit:
+                    # The user's fixed bar needs no records.
+                    kept = _frames_admitted(cursor, filters, batch, records=floor is None)
+                    records.update(kept)
+                    admitted.update((frame_id, frame_id in kept) for frame_id in batch)
+                    batch = [frame_id for frame_id in batch if frame_id in kept]
+                else:
+                    if floor is None:
+                        records.update(_records(cursor, batch))
+                    admitted.update((frame_id, True) for frame_id in batch)
+                entries_take(batch, by_frame)
+
+        def entries_take(frame_ids: list[int], by_frame: dict[int, list[tuple[int, float]]]) -> None:
             # A fixed bar the user set means the fixed rule: raw similarity, for order too.
             pull = relevance.pull if relevance else None
-            for frame_id, chunk, distance in entries:
-                if distance > cutoff:
-                    continue
-                script = record_script(records.get(frame_id), chunk)
-                adjusted = distance + pull[script] if pull and script is not None else distance
-                if adjusted < best.get(frame_id, 9.0):
-                    best[frame_id] = adjusted
-                    best_chunk[frame_id] = chunk
-                if pull and script is not None:  # a z can be had (only the candidates' are taken)
-                    similarities[(frame_id, chunk)] = 1 - distance
+            for frame_id in frame_ids:
+                stats = records.get(frame_id)
+                for chunk, distance in by_frame[frame_id]:
+                    script = record_script(stats, chunk)
+                    adjusted = distance + pull[script] if pull and script is not None else distance
+                    if adjusted < best.get(frame_id, 9.0):
+                        best[frame_id] = adjusted
+                        best_chunk[frame_id] = chunk
+                    if pull and script is not None:  # a z can be had (only the candidates' are taken)
+                        similarities[(frame_id, chunk)] = 1 - distance
 
         for read, found in zip(plan.reads, fetched.found):
             take(found, read.filters, admit=read.admit)
@@ -387,7 +417,7 @@ def semantic_finish(plan: SemanticPlan, fetched: SemanticFetched) -> list[tuple[
         while short:
             reads = []
             for day in short:
-                if day.farthest > cutoff or day.farthest >= _nth_distance(best, _read_for(n)):
+                if day.farthest > cutoff or day.farthest >= _nth_distance(best, wanted):
                     continue
                 by_ids = day.admit and day.read.kept <= VECTOR_IDS_EXACT
                 ids_cost = _cost(plan.ids_cost, day.read.kept)
@@ -401,7 +431,7 @@ def semantic_finish(plan: SemanticPlan, fetched: SemanticFetched) -> list[tuple[
                     # any depth, and a shallower one would only read again what the day's admitted
                     # entries already gave.
                     day.frame_ids, day.admit = _ids(cursor, day.read.filters), False
-                    day.fetch = max(deeper, _read_for(n) * ENTRIES_PER_FRAME)
+                    day.fetch = max(deeper, wanted * ENTRIES_PER_FRAME)
                 elif day.fetch < deepest:
                     day.fetch = deeper
                 else:
