@@ -602,30 +602,27 @@ def semantic_ranked(*, q: str, filters: Filters, n: int) -> list[tuple[int, floa
 
 
 def _day_count(cursor, filters: Filters, day: int) -> tuple[int, int]:
-    """How many frames of the day the filters keep (0: the day's own count is not read), and how
-    many the day has. A time range alone is counted with the day in one statement off the time
-    index; other filters read each frame they test, so the day's part of the range is counted first."""
+    """How many frames of the day the filters keep (the day's part of their range: its bounds lie
+    within the day), and how many the day has (not read for a narrowed range that keeps none). A
+    time range alone is three bare counts of the time index, its part of the day and the day's
+    frames before and after it: one walk of the day's entries in all, with no test of each entry
+    (33,000 frames a day, the density of 1M over 30 days: 1.6 ms on SQLite, 3.4 on PostgreSQL,
+    against 6.7 and 4.1 ms for one walk of the day that tests each against the range). Other
+    filters read each frame they test, so the day's part of the range is counted first."""
     day_lo, day_hi = day_bounds_ms(day)
     whole = Filters(start_time=day_lo / 1000, end_time=day_hi / 1000, end_inclusive=False)
     if filters.narrowed():
         kept = _count(cursor, filters)
         return kept, (_count(cursor, whole) if kept else 0)
-    in_day, in_day_params, _ = whole.sql()
-    where, params, _ = filters.sql()
-    if connection.vendor == "sqlite":
-        # Two counts of a bare index range: SQLite walks one without testing each entry against the
-        # range, so they cost less than one walk of the day that tests each against the range
-        # (33,000 frames a day, the density of 1M over 30 days: 2.5 ms against 6.7).
-        sql = (
-            f"SELECT (SELECT count(*) FROM frames_frame f WHERE {' AND '.join(where)}), "
-            f"(SELECT count(*) FROM frames_frame f WHERE {' AND '.join(in_day)})"
-        )
-    else:
-        # PostgreSQL's one scan with a FILTER costs less than two (4.2 ms against 5.2 there).
-        sql = f"SELECT count(*) FILTER (WHERE {' AND '.join(where)}), count(*) FROM frames_frame f WHERE " + " AND ".join(in_day)
-    cursor.execute(sql, [*params, *in_day_params])
-    kept, total = cursor.fetchone()
-    return kept, total
+    adapt = connection.ops.adapt_datetimefield_value
+    count = "(SELECT count(*) FROM frames_frame f WHERE f.timestamp {} %s AND f.timestamp {} %s)"
+    inclusive = filters.end_inclusive
+    cursor.execute(
+        "SELECT " + ", ".join((count.format(">=", "<=" if inclusive else "<"), count.format(">=", "<"), count.format(">" if inclusive else ">=", "<"))),
+        [adapt(filters.start), adapt(filters.end), adapt(whole.start), adapt(filters.start), adapt(filters.end), adapt(whole.end)],
+    )
+    kept, before, after = cursor.fetchone()
+    return kept, kept + before + after
 
 
 def _count(cursor, filters: Filters) -> int:
