@@ -112,6 +112,14 @@ def desktop_kind(*, display: str | None, environ: Mapping[str, str] = os.environ
     return None
 
 
+def wayland_socket(environ: Mapping[str, str]) -> str | None:
+    """The Wayland display an environment names, as a path (WAYLAND_DISPLAY, in XDG_RUNTIME_DIR unless absolute)."""
+    name = environ.get("WAYLAND_DISPLAY")
+    if not name:
+        return None
+    return name if name.startswith("/") else os.path.join(environ.get("XDG_RUNTIME_DIR", ""), name)
+
+
 def desktop_open(kind: str, *, display: str | None, state_dir: Path | None = None) -> Desktop:
     """The desktop, connected; state_dir is where one keeps what it needs again at the next start
     (GNOME: the screen share the user allowed), the client's default state dir when not given."""

@@ -22,11 +22,10 @@ import threading
 from pathlib import Path
 
 from capture.dbus import Address, Bus, BusError, Message, rule
-from capture.desktop import DesktopError, FocusedWindow, Monitor
+from capture.desktop import DesktopError, FocusedWindow, Monitor, wayland_socket
 from capture.portal import Dialog, Stream
 from capture.screencast import CastDesktop
 from capture.wayland import Outputs, WaylandError
-from capture.wlroots import wayland_socket
 
 logger = logging.getLogger("capture")
 

@@ -8,15 +8,20 @@
   Cinnamon...) and org.gnome.ScreenSaver (GNOME), GetActive.
 - Screen lockers found by their process: on wlroots desktops and many X11 ones the locker is an
   ordinary program of the session's user (sway and X say nothing of it), so a locker running as
-  that user is taken to mean the screen is locked. One pass over /proc, a few milliseconds.
+  that user is taken to mean the screen is locked, unless its environment names other displays
+  than this session's (another session of the same user: a swaylock on another sway does not
+  lock this GNOME). One pass over /proc, a few milliseconds.
 
 Each bus source that is not there (no bus, no such service) is left out from then on, quietly; one
 that fails later (its bus went away) is left out with one line. A call waits at most CALL_TIMEOUT_S."""
 
 import logging
+import re
+from collections.abc import Mapping
 from pathlib import Path
 
 from capture.dbus import Address, Bus, BusError, BusGone
+from capture.desktop import wayland_socket
 
 logger = logging.getLogger("capture")
 
@@ -35,16 +40,41 @@ LOCKERS = frozenset({
 })
 
 
-def locker_running(uid: int) -> str | None:
-    """The name of a screen locker running as this user, or None."""
+def session_displays(environ: Mapping[str, str]) -> frozenset[str]:
+    """The displays an environment names: its Wayland socket and its X display (without the
+    screen number: ":1.0" is ":1")."""
+    found = set()
+    if socket := wayland_socket(environ):
+        found.add(f"wayland:{socket}")
+    if x_display := environ.get("DISPLAY"):
+        found.add("x11:" + re.sub(r"\.\d+$", "", x_display))
+    return frozenset(found)
+
+
+def _environ(proc: Path) -> dict[str, str]:
+    raw = (proc / "environ").read_bytes().decode(errors="replace")
+    return dict(item.split("=", 1) for item in raw.split("\0") if "=" in item)
+
+
+def locker_running(uid: int, displays: frozenset[str] = frozenset()) -> str | None:
+    """The name of a screen locker running as this user, or None; with this session's displays,
+    not one whose environment names only others (one that names none, or cannot be read, counts)."""
     for proc in Path("/proc").iterdir():
         if not proc.name.isdigit():
             continue
         try:
-            if proc.stat().st_uid == uid and (name := (proc / "comm").read_text().strip()) in LOCKERS:
-                return name
+            if proc.stat().st_uid != uid or (name := (proc / "comm").read_text().strip()) not in LOCKERS:
+                continue
         except OSError:
             continue  # a process that ended meanwhile
+        if displays:
+            try:
+                theirs = session_displays(_environ(proc))
+            except OSError:
+                theirs = frozenset()
+            if theirs and not theirs & displays:
+                continue  # another session's
+        return name
     return None
 
 
@@ -132,14 +162,15 @@ class LockCheck:
     """Whether this session is locked, by every sign there is besides the desktop's own: logind or
     the desktop's screensaver service, or a screen locker of the user running."""
 
-    def __init__(self, uid: int):
+    def __init__(self, uid: int, displays: frozenset[str] = frozenset()):
         self.uid = uid
+        self.displays = displays  # this session's (session_displays): another session's locker does not count
         self.session = SessionLock()
 
     def locked(self) -> str | None:
         if reason := self.session.locked():
             return reason
-        if locker := locker_running(self.uid):
+        if locker := locker_running(self.uid, self.displays):
             return f"the screen is locked ({locker} runs)"
         return None
 

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from capture.dbus import BusError, Message
 from capture.desktop import DesktopError, FocusedWindow, Monitor, ScreenError, Shot, monitors_numbered
-from capture.lockers import LockCheck
+from capture.lockers import LockCheck, session_displays
 from capture.portal import Dialog, ScreenCast, Stream
 from capture.private import dir_private, file_write
 
@@ -155,7 +155,7 @@ class CastDesktop:
         try:
             self._compositor_check()
             self._start(Path(state_dir) / self.token_file)
-            self._locks = LockCheck(os.getuid())
+            self._locks = LockCheck(os.getuid(), session_displays(os.environ))
         except BusError as exc:
             self.close()
             raise self._not_answering(exc) from exc

@@ -14,9 +14,9 @@ import select
 import struct
 from collections.abc import Mapping
 
-from capture.desktop import DesktopError, FocusedWindow, Monitor
+from capture.desktop import DesktopError, FocusedWindow, Monitor, wayland_socket
 from capture.wayland import Screencopy, WaylandError, socket_connect
-from capture.wlroots import ScreencopyDesktop, wayland_socket
+from capture.wlroots import ScreencopyDesktop
 
 MAGIC = b"i3-ipc"
 HEADER = struct.Struct("=6sII")  # magic, payload length, message type
@@ -121,7 +121,7 @@ class SwayDesktop(ScreencopyDesktop):
             self.ipc.close()
             self.events.close()
             raise DesktopError(str(exc)) from exc
-        super().__init__(screen, os.stat(path).st_uid)  # the session's user: its socket's owner
+        super().__init__(screen, os.stat(path).st_uid, environ)  # the session's user: its socket's owner
 
     def close(self) -> None:
         self.ipc.close()

@@ -13,16 +13,11 @@ import time
 import zlib
 from collections.abc import Mapping
 
-from capture.desktop import DesktopError, FocusedWindow, Monitor, ScreenError, Shot, monitors_numbered
-from capture.lockers import LockCheck
+from capture.desktop import DesktopError, FocusedWindow, Monitor, ScreenError, Shot, monitors_numbered, wayland_socket
+from capture.lockers import LockCheck, session_displays
 from capture.wayland import Screencopy, Toplevel, WaylandError, WaylandGone
 
 
-def wayland_socket(environ: Mapping[str, str]) -> str | None:
-    name = environ.get("WAYLAND_DISPLAY")
-    if not name:
-        return None
-    return name if name.startswith("/") else os.path.join(environ.get("XDG_RUNTIME_DIR", ""), name)
 
 
 class ScreencopyDesktop:
@@ -31,10 +26,10 @@ class ScreencopyDesktop:
 
     what = "the Wayland session"
 
-    def __init__(self, screen: Screencopy, uid: int):
+    def __init__(self, screen: Screencopy, uid: int, environ: Mapping[str, str]):
         self.screen = screen
         self.uid = uid  # the session's user
-        self._locks = LockCheck(uid)
+        self._locks = LockCheck(uid, session_displays(environ))
         self._shots: dict[str, Shot] = {}  # output name -> the last screenshot of it
         self._watched: set[str] = set()  # the monitors screenshots were taken of: their changes wake the wait
 
@@ -139,7 +134,7 @@ class WlrootsDesktop(ScreencopyDesktop):
             screen.close()
             raise DesktopError("this Wayland compositor tells no program which window has the focus "
                                "(it offers no zwlr_foreign_toplevel_manager_v1): MyRecall cannot say which app a frame shows")
-        super().__init__(screen, os.stat(path).st_uid)
+        super().__init__(screen, os.stat(path).st_uid, environ)
 
     def _windows_changed(self) -> bool:
         changed, self.screen.windows_changed = self.screen.windows_changed, False

@@ -19,7 +19,7 @@ from Xlib import X, Xatom, display, error
 from Xlib.ext import damage, screensaver
 
 from capture.desktop import DesktopError, FocusedWindow, Monitor, ScreenError, Shot, monitors_numbered
-from capture.lockers import LockCheck
+from capture.lockers import LockCheck, session_displays
 
 
 class X11Desktop:
@@ -47,7 +47,7 @@ class X11Desktop:
         self._damage_event = getattr(self.display.extension_event, "DamageNotify", None)
         self.root.change_attributes(event_mask=X.PropertyChangeMask)
         self._screensaver = self.display.has_extension("MIT-SCREEN-SAVER")
-        self._locks = LockCheck(os.getuid())
+        self._locks = LockCheck(os.getuid(), session_displays({"DISPLAY": display_name} if display_name else os.environ))
         # RandR 1.5 names the monitors ("DP-1") and says when they come and go; without it, mss's list.
         self._randr = self.display.has_extension("RANDR") and self._randr_version() >= (1, 5)
         self._names: dict[int, str] = {}  # RandR monitor name atom -> its name
