@@ -41,10 +41,11 @@ LOCKERS = frozenset({
 
 
 def session_displays(environ: Mapping[str, str]) -> frozenset[str]:
-    """The displays an environment names: its Wayland socket and its X display (without the
-    screen number: ":1.0" is ":1")."""
+    """The displays an environment names: its Wayland socket (when it can be told whole: a name
+    with no XDG_RUNTIME_DIR could be any session's) and its X display (without the screen number:
+    ":1.0" is ":1")."""
     found = set()
-    if socket := wayland_socket(environ):
+    if (socket := wayland_socket(environ)) and socket.startswith("/"):
         found.add(f"wayland:{socket}")
     if x_display := environ.get("DISPLAY"):
         found.add("x11:" + re.sub(r"\.\d+$", "", x_display))

@@ -45,9 +45,9 @@ from search.relevance import (
     chunk_record,
     chunk_z,
     deviations_floor,
-    record_script,
     query_relevance,
     record_deviations,
+    record_script,
     select,
 )
 from search.vectors import DayHits, day_bounds_ms, day_of, day_query, days_present

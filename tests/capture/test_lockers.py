@@ -61,3 +61,4 @@ def test_the_displays_of_an_environment():
     assert session_displays({"WAYLAND_DISPLAY": "/tmp/w/wayland-2"}) == {"wayland:/tmp/w/wayland-2"}
     assert session_displays({"DISPLAY": ":1"}) == session_displays({"DISPLAY": ":1.0"})
     assert session_displays({}) == frozenset()
+    assert session_displays({"WAYLAND_DISPLAY": "wayland-1"}) == frozenset()  # whose runtime dir: unknown, so it counts
