@@ -37,7 +37,7 @@ from search.embeddings import (
     embedder_ready,
 )
 from search.filters import TEXT_JOIN, Filters, ids_in
-from search.models import FrameVectors
+from search.models import FrameVectors, VectorStatus
 from search.passages import frame_passages, passage_screen_text, spans_unpack
 from search.relevance import (
     QueryRelevance,
@@ -50,7 +50,7 @@ from search.relevance import (
     record_script,
     select,
 )
-from search.vectors import DayHits, day_bounds_ms, day_of, day_query, days_present
+from search.vectors import DayHits, day_bounds_ms, day_of, day_query, days_present, vectors_gone
 
 logger = logging.getLogger(__name__)
 
@@ -236,6 +236,14 @@ def semantic_plan(*, q: str, filters: Filters, n: int) -> SemanticPlan:
     plan = SemanticPlan(q=q, n=n, key=key)
     first_day, last_day = day_of(filters.start_ms), day_of(filters.end_ms)
     present = days_present(embedder_key=key, expect_day=min(last_day, day_of(int(time.time() * 1000))))
+    if not present and FrameVectors.objects.filter(status=VectorStatus.DONE, embedder=key, chunks__gt=0).exists():
+        # The index has no collection of this model, yet the database says vectors were written
+        # to it: its files were removed or replaced (or a remote server lost them). Said, not
+        # answered as "nothing matches"; listed afresh first, in case a listing kept from
+        # before the first vectors were written is what lacks them.
+        present = days_present(embedder_key=key, fresh=True)
+        if not present:
+            raise vectors_gone()
     if any(first_day <= day <= last_day for day in present):
         # The embedding (CPU, without the GIL) while the days are counted (the database).
         plan.embedded = _embed_pool.submit(_embedded, q)

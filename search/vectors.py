@@ -168,14 +168,18 @@ def _refused(exc: Exception) -> bool:
     return isinstance(exc, (ChromaAuthError, AuthorizationError))
 
 
+def vectors_gone() -> VectorError:
+    """Vectors the database says were written, that the index no longer has: its files were
+    removed or replaced under it (the server then starts an empty index), or a remote server lost them."""
+    where = f"the vector server at {settings.CHROMA_URL} no longer has them" if settings.CHROMA_URL else (
+        f"its files in {vectors_dir() / 'db'} were removed or replaced")
+    return VectorError(f"vectors the index held are gone ({where}); `manage.py reindex --vectors` rebuilds them")
+
+
 def _failure(what: str, exc: Exception) -> VectorError:
     kind = exc.kind if isinstance(exc, _ServerFailure) else type(exc).__name__
     if kind == "NotFoundError" and what == "search":
-        # A day the database says holds vectors, whose collection the index no longer has: its
-        # files were removed or replaced under it (the server then starts an empty index).
-        where = f"the vector server at {settings.CHROMA_URL} no longer has them" if settings.CHROMA_URL else (
-            f"its files in {vectors_dir() / 'db'} were removed or replaced")
-        return VectorError(f"vectors the index held are gone ({where}); `manage.py reindex --vectors` rebuilds them")
+        return vectors_gone()  # a day's collection, read before, that the index no longer has
     if isinstance(exc, _ServerFailure):
         return VectorError(f"the vector index failed to {what}: {exc.kind}: {exc}")
     if _refused(exc):
@@ -647,12 +651,12 @@ _collections: dict[tuple[int, str], object] = {}
 _names: dict[int, tuple[float, set[str]]] = {}
 
 
-def _names_of(client, expect: str | None = None) -> set[str]:
+def _names_of(client, expect: str | None = None, *, fresh: bool = False) -> set[str]:
     """The collections' names; listed again when older than NAMES_TTL_S, or than a second when
-    the expected one (today's, on a search) is not among them yet."""
+    the expected one (today's, on a search) is not among them yet, or when fresh."""
     fetched = _names.get(id(client))
     age = time.monotonic() - fetched[0] if fetched else None
-    if age is None or age > NAMES_TTL_S or (expect is not None and expect not in fetched[1] and age > 1.0):
+    if fresh or age is None or age > NAMES_TTL_S or (expect is not None and expect not in fetched[1] and age > 1.0):
         names = {item if isinstance(item, str) else item.name for item in client.list_collections()}
         fetched = _names[id(client)] = (time.monotonic(), names)
     return fetched[1]
@@ -773,14 +777,15 @@ def embedders_drop(*, keep: str) -> int:
     return _call("drop the collections of another model", drop, write=True)
 
 
-def days_present(*, embedder_key: str, expect_day: int | None = None) -> list[int]:
+def days_present(*, embedder_key: str, expect_day: int | None = None, fresh: bool = False) -> list[int]:
     """The days that have a collection; with expect_day (the last day a search reads), listed
-    afresh when that day is missing, so a new day's first frames are found within a second."""
+    afresh when that day is missing, so a new day's first frames are found within a second;
+    fresh: listed afresh whatever the age of the last listing."""
 
     def days(client):
         found = []
         expect = collection_name(embedder_key, expect_day) if expect_day is not None else None
-        for name in _names_of(client, expect):
+        for name in _names_of(client, expect, fresh=fresh):
             day = _day_from_name(name, embedder_key)
             if day is not None:
                 found.append(day)

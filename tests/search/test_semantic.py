@@ -288,6 +288,29 @@ def test_search_fails_open_when_the_vector_files_are_removed_and_reindex_brings_
     assert found("the invoice from the dentist") == before
 
 
+def test_a_search_says_the_vectors_are_gone_when_the_index_was_replaced_by_an_empty_one(embedded_vectors, screens, api):
+    # A new index where the old one was (its files replaced, or the vector server started afresh
+    # on an empty dir): listed afresh, it has no collection at all. The database says which
+    # frames were written to it, so the search says they are gone rather than that nothing matches.
+    vectors_release()
+    shutil.rmtree(vectors_dir())
+    params = {"q": "Rechnung", "start_time": T0 - 60, "end_time": T0 + 86400}
+    body = api.get("/api/v1/search", params).json()
+    assert "gone" in body["degraded"] and "reindex --vectors" in body["degraded"]
+    assert [item["content"]["frame_id"] for item in body["data"]] == [screens[0]]
+    call_command("reindex", "--vectors", stdout=io.StringIO(), stderr=io.StringIO())
+    body = api.get("/api/v1/search", params).json()
+    assert body["degraded"] is None and body["data"][0]["content"]["frame_id"] == screens[0]
+
+
+def test_a_memory_whose_frames_await_their_vectors_is_not_said_to_have_lost_them(embedded_vectors, screens, api):
+    FrameVectors.objects.update(status=VectorStatus.PENDING)
+    vectors_release()
+    shutil.rmtree(vectors_dir())
+    body = api.get("/api/v1/search", {"q": "Rechnung", "start_time": T0 - 60, "end_time": T0 + 86400}).json()
+    assert body["degraded"] is None and [item["content"]["frame_id"] for item in body["data"]] == [screens[0]]
+
+
 def test_reindex_from_an_empty_vector_dir_gives_the_live_results(embedded_vectors, screens):
     queries = ["the invoice from the dentist", "taxes", "rain", "shopping cart code", "lunch"]
     live = {q: found(q) for q in queries}
