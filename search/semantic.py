@@ -236,14 +236,8 @@ def semantic_plan(*, q: str, filters: Filters, n: int) -> SemanticPlan:
     plan = SemanticPlan(q=q, n=n, key=key)
     first_day, last_day = day_of(filters.start_ms), day_of(filters.end_ms)
     present = days_present(embedder_key=key, expect_day=min(last_day, day_of(int(time.time() * 1000))))
-    if not present and FrameVectors.objects.filter(status=VectorStatus.DONE, embedder=key, chunks__gt=0).exists():
-        # The index has no collection of this model, yet the database says vectors were written
-        # to it: its files were removed or replaced (or a remote server lost them). Said, not
-        # answered as "nothing matches"; listed afresh first, in case a listing kept from
-        # before the first vectors were written is what lacks them.
-        present = days_present(embedder_key=key, fresh=True)
-        if not present:
-            raise vectors_gone()
+    if not present and vectors_lost(key):
+        raise vectors_gone()  # said, not answered as "nothing matches"
     if any(first_day <= day <= last_day for day in present):
         # The embedding (CPU, without the GIL) while the days are counted (the database).
         plan.embedded = _embed_pool.submit(_embedded, q)
@@ -279,6 +273,16 @@ def semantic_plan(*, q: str, filters: Filters, n: int) -> SemanticPlan:
                 read.fetch, read.admit = fetch, True
             plan.reads.append(read)
     return plan
+
+
+def vectors_lost(key: str) -> bool:
+    """Whether the index lost the vectors of this embedder key: it has no collection of them,
+    listed afresh (a listing kept from before the first vectors were written would lack them),
+    while the database says vectors were written to it. Its files were removed or replaced under
+    it (the vector server then starts an empty index), or a remote server lost them."""
+    if not FrameVectors.objects.filter(status=VectorStatus.DONE, embedder=key, chunks__gt=0).exists():
+        return False
+    return not days_present(embedder_key=key, fresh=True)
 
 
 # Vector reads of several days at once (the index answers over HTTP: threads wait, not compute).

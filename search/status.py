@@ -27,7 +27,8 @@ from myrecall.timezones import duration_short, machine_timezone
 from search.embeddings import embedder_info, embedder_ready
 from search.keyword_base import period_bounds_s, period_of, time_ms
 from search.keyword_index import keyword_index
-from search.vectors import VectorError, backend_describe, vectors_count, vectors_dir, vectors_health
+from search.semantic import vectors_lost
+from search.vectors import VectorError, backend_describe, vectors_count, vectors_dir, vectors_gone, vectors_health
 
 def index_periods(*, start_time: float | None = None, end_time: float | None = None) -> list[int]:
     """The periods of the keyword index that overlap [start_time, end_time] and have frames or
@@ -199,6 +200,8 @@ def index_status() -> dict:
     if healthy:
         try:
             vectors = vectors_count(embedder_key=info.key)
+            if not vectors and vectors_lost(info.key):
+                raise vectors_gone()
         except VectorError as exc:
             healthy, reason = False, str(exc)
     pending_ocr = Frame.objects.filter(ocr_status=OcrStatus.PENDING)

@@ -298,9 +298,12 @@ def test_a_search_says_the_vectors_are_gone_when_the_index_was_replaced_by_an_em
     body = api.get("/api/v1/search", params).json()
     assert "gone" in body["degraded"] and "reindex --vectors" in body["degraded"]
     assert [item["content"]["frame_id"] for item in body["data"]] == [screens[0]]
+    status = api.get("/api/v1/status").json()["semantic"]
+    assert status["healthy"] is False and "gone" in status["problem"] and status["vectors"] == 0
     call_command("reindex", "--vectors", stdout=io.StringIO(), stderr=io.StringIO())
     body = api.get("/api/v1/search", params).json()
     assert body["degraded"] is None and body["data"][0]["content"]["frame_id"] == screens[0]
+    assert api.get("/api/v1/status").json()["semantic"]["healthy"] is True
 
 
 def test_a_memory_whose_frames_await_their_vectors_is_not_said_to_have_lost_them(embedded_vectors, screens, api):
@@ -309,6 +312,7 @@ def test_a_memory_whose_frames_await_their_vectors_is_not_said_to_have_lost_them
     shutil.rmtree(vectors_dir())
     body = api.get("/api/v1/search", {"q": "Rechnung", "start_time": T0 - 60, "end_time": T0 + 86400}).json()
     assert body["degraded"] is None and [item["content"]["frame_id"] for item in body["data"]] == [screens[0]]
+    assert api.get("/api/v1/status").json()["semantic"]["healthy"] is True
 
 
 def test_reindex_from_an_empty_vector_dir_gives_the_live_results(embedded_vectors, screens):
