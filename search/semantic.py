@@ -22,6 +22,8 @@ import math
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
+from datetime import datetime
+from datetime import timezone as dt_timezone
 
 from django.conf import settings
 from django.db import connection
@@ -235,9 +237,18 @@ def semantic_plan(*, q: str, filters: Filters, n: int) -> SemanticPlan:
     key = embedder_info().key
     plan = SemanticPlan(q=q, n=n, key=key)
     first_day, last_day = day_of(filters.start_ms), day_of(filters.end_ms)
-    present = days_present(embedder_key=key, expect_day=min(last_day, day_of(int(time.time() * 1000))))
-    if not present and vectors_lost(key):
-        raise vectors_gone()  # said, not answered as "nothing matches"
+    today = day_of(int(time.time() * 1000))
+    present = days_present(embedder_key=key, expect_day=min(last_day, today))
+    listed = set(present)
+    missing = [day for day in range(first_day, min(last_day, today) + 1) if day not in listed]
+    if missing and _days_written(key, missing):
+        # Days the database says hold vectors, that the index has no collection of: listed
+        # afresh (one made a moment ago by another process may not be listed yet), then said,
+        # not answered as "nothing matches" (search.vectors.vectors_gone).
+        present = days_present(embedder_key=key, fresh=True)
+        listed = set(present)
+        if _days_written(key, [day for day in missing if day not in listed]):
+            raise vectors_gone()
     if any(first_day <= day <= last_day for day in present):
         # The embedding (CPU, without the GIL) while the days are counted (the database).
         plan.embedded = _embed_pool.submit(_embedded, q)
@@ -273,6 +284,35 @@ def semantic_plan(*, q: str, filters: Filters, n: int) -> SemanticPlan:
                 read.fetch, read.admit = fetch, True
             plan.reads.append(read)
     return plan
+
+
+def _days_written(key: str, days: list[int]) -> bool:
+    """Whether the database says vectors of this embedder key were written for a frame of any of
+    these UTC days: each run of consecutive days is read from the time index up to its first such
+    frame (a day with no frames costs one look; one whose frames all wait for their vectors, a
+    walk of them)."""
+    adapt = connection.ops.adapt_datetimefield_value
+    runs: list[list[int]] = []
+    for day in sorted(days):
+        if runs and runs[-1][1] == day:
+            runs[-1][1] = day + 1
+        else:
+            runs.append([day, day + 1])
+    with connection.cursor() as cursor:
+        for first, end in runs:
+            # CROSS JOIN: SQLite walks the frames of the days, not every frame with vectors.
+            cursor.execute(
+                "SELECT 1 FROM frames_frame f CROSS JOIN search_framevectors v WHERE v.frame_id = f.id"
+                " AND f.timestamp >= %s AND f.timestamp < %s AND v.status = %s AND v.embedder = %s AND v.chunks > 0 LIMIT 1",
+                [adapt(_utc(day_bounds_ms(first)[0])), adapt(_utc(day_bounds_ms(end)[0])), VectorStatus.DONE.value, key],
+            )
+            if cursor.fetchone():
+                return True
+    return False
+
+
+def _utc(ms: int) -> datetime:
+    return datetime.fromtimestamp(ms / 1000, tz=dt_timezone.utc)
 
 
 def vectors_lost(key: str) -> bool:

@@ -306,6 +306,25 @@ def test_a_search_says_the_vectors_are_gone_when_the_index_was_replaced_by_an_em
     assert api.get("/api/v1/status").json()["semantic"]["healthy"] is True
 
 
+def test_a_search_says_the_vectors_of_its_days_are_gone_when_the_replaced_index_has_only_newer_ones(embedded_vectors, screens, api):
+    # Capture goes on after the index was replaced: a new frame's vectors make a collection for
+    # its day, but the days before it have none while the database says theirs were written.
+    vectors_release()
+    shutil.rmtree(vectors_dir())
+    later = frame_add(3 * 86400, "Slack", "#general", "Standup moved to 10 am tomorrow")
+    while services.vectors_embed_pending()[0]:
+        pass
+    body = api.get("/api/v1/search", {"q": "Rechnung", "start_time": T0 - 60, "end_time": T0 + 86400}).json()
+    assert "gone" in body["degraded"] and [item["content"]["frame_id"] for item in body["data"]] == [screens[0]]
+    # A range of the new day alone, and one that reaches into it from a day with no frames, answer by meaning.
+    for start in (T0 + 3 * 86400 - 60, T0 + 2 * 86400 + 3600):
+        body = api.get("/api/v1/search", {"q": "the daily team meeting was rescheduled", "start_time": start, "end_time": T0 + 4 * 86400}).json()
+        assert body["degraded"] is None and body["data"][0]["content"]["frame_id"] == later
+    call_command("reindex", "--vectors", stdout=io.StringIO(), stderr=io.StringIO())
+    body = api.get("/api/v1/search", {"q": "Rechnung", "start_time": T0 - 60, "end_time": T0 + 86400}).json()
+    assert body["degraded"] is None and body["data"][0]["content"]["frame_id"] == screens[0]
+
+
 def test_a_memory_whose_frames_await_their_vectors_is_not_said_to_have_lost_them(embedded_vectors, screens, api):
     FrameVectors.objects.update(status=VectorStatus.PENDING)
     vectors_release()
