@@ -26,7 +26,7 @@ from datetime import datetime
 from datetime import timezone as dt_timezone
 
 from django.conf import settings
-from django.db import connection
+from django.db import connection, models
 
 from frames.models import Frame
 from search.crosscheck import RECORD_BYTES as CROSSCHECK_RECORD_BYTES
@@ -237,18 +237,10 @@ def semantic_plan(*, q: str, filters: Filters, n: int) -> SemanticPlan:
     key = embedder_info().key
     plan = SemanticPlan(q=q, n=n, key=key)
     first_day, last_day = day_of(filters.start_ms), day_of(filters.end_ms)
-    today = day_of(int(time.time() * 1000))
-    present = days_present(embedder_key=key, expect_day=min(last_day, today))
-    listed = set(present)
-    missing = [day for day in range(first_day, min(last_day, today) + 1) if day not in listed]
-    if missing and _days_written(key, missing):
-        # Days the database says hold vectors, that the index has no collection of: listed
-        # afresh (one made a moment ago by another process may not be listed yet), then said,
-        # not answered as "nothing matches" (search.vectors.vectors_gone).
-        present = days_present(embedder_key=key, fresh=True)
-        listed = set(present)
-        if _days_written(key, [day for day in missing if day not in listed]):
-            raise vectors_gone()
+    present = days_present(embedder_key=key, expect_day=min(last_day, day_of(int(time.time() * 1000))))
+    lost, present = _days_lost(key, first_day, last_day, present)
+    if lost:
+        raise vectors_gone()  # said, not answered as "nothing matches"
     if any(first_day <= day <= last_day for day in present):
         # The embedding (CPU, without the GIL) while the days are counted (the database).
         plan.embedded = _embed_pool.submit(_embedded, q)
@@ -315,14 +307,29 @@ def _utc(ms: int) -> datetime:
     return datetime.fromtimestamp(ms / 1000, tz=dt_timezone.utc)
 
 
+def _days_lost(key: str, first_day: int, last_day: int, present: list[int]) -> tuple[bool, list[int]]:
+    """Whether the index lost vectors of these days (up to today) of this embedder key: a day it
+    has no collection of, listed afresh (one made a moment ago by another process may not be
+    listed yet), while the database says vectors of that day were written to it. Its files were
+    removed or replaced under it (the vector server then starts an empty index), or a remote
+    server lost them. Returns that, and the days present (listed afresh when a day was missing)."""
+    listed = set(present)
+    missing = [day for day in range(first_day, min(last_day, day_of(int(time.time() * 1000))) + 1) if day not in listed]
+    if not missing or not _days_written(key, missing):
+        return False, present
+    present = days_present(embedder_key=key, fresh=True)
+    listed = set(present)
+    return _days_written(key, [day for day in missing if day not in listed]), present
+
+
 def vectors_lost(key: str) -> bool:
-    """Whether the index lost the vectors of this embedder key: it has no collection of them,
-    listed afresh (a listing kept from before the first vectors were written would lack them),
-    while the database says vectors were written to it. Its files were removed or replaced under
-    it (the vector server then starts an empty index), or a remote server lost them."""
-    if not FrameVectors.objects.filter(status=VectorStatus.DONE, embedder=key, chunks__gt=0).exists():
+    """Whether the index lost vectors of this embedder key that the database says were written to
+    it, on any day from the memory's first frame to today (_days_lost)."""
+    bounds = Frame.objects.aggregate(first=models.Min("timestamp"), last=models.Max("timestamp"))
+    if bounds["first"] is None:
         return False
-    return not days_present(embedder_key=key, fresh=True)
+    first, last = (day_of(int(bounds[end].timestamp() * 1000)) for end in ("first", "last"))
+    return _days_lost(key, first, last, days_present(embedder_key=key))[0]
 
 
 # Vector reads of several days at once (the index answers over HTTP: threads wait, not compute).

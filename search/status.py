@@ -200,7 +200,7 @@ def index_status() -> dict:
     if healthy:
         try:
             vectors = vectors_count(embedder_key=info.key)
-            if not vectors and vectors_lost(info.key):
+            if vectors_lost(info.key):
                 raise vectors_gone()
         except VectorError as exc:
             healthy, reason = False, str(exc)

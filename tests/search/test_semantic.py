@@ -316,6 +316,8 @@ def test_a_search_says_the_vectors_of_its_days_are_gone_when_the_replaced_index_
         pass
     body = api.get("/api/v1/search", {"q": "Rechnung", "start_time": T0 - 60, "end_time": T0 + 86400}).json()
     assert "gone" in body["degraded"] and [item["content"]["frame_id"] for item in body["data"]] == [screens[0]]
+    status = api.get("/api/v1/status").json()["semantic"]
+    assert status["healthy"] is False and "gone" in status["problem"] and status["vectors"] == 1
     # A range of the new day alone, and one that reaches into it from a day with no frames, answer by meaning.
     for start in (T0 + 3 * 86400 - 60, T0 + 2 * 86400 + 3600):
         body = api.get("/api/v1/search", {"q": "the daily team meeting was rescheduled", "start_time": start, "end_time": T0 + 4 * 86400}).json()
@@ -323,6 +325,7 @@ def test_a_search_says_the_vectors_of_its_days_are_gone_when_the_replaced_index_
     call_command("reindex", "--vectors", stdout=io.StringIO(), stderr=io.StringIO())
     body = api.get("/api/v1/search", {"q": "Rechnung", "start_time": T0 - 60, "end_time": T0 + 86400}).json()
     assert body["degraded"] is None and body["data"][0]["content"]["frame_id"] == screens[0]
+    assert api.get("/api/v1/status").json()["semantic"]["healthy"] is True
 
 
 def test_a_memory_whose_frames_await_their_vectors_is_not_said_to_have_lost_them(embedded_vectors, screens, api):
