@@ -622,15 +622,22 @@ def _day_from_name(name: str, embedder_key: str) -> int | None:
 
 
 def _call(what: str, fn, *, write: bool = False):
+    """fn(client) under the lock, its failures as VectorError. A write that finds a collection it
+    had cached gone (the index replaced under it: the vector server starts an empty one) is made
+    once more with the collections looked up afresh: writes replace whole frames, so the second
+    one writes what the first would have, where a retry later would keep the frames waiting."""
     with _lock:
-        try:
-            return fn(_client(write=write))
-        except VectorError:
-            _forget_collections()
-            raise
-        except Exception as exc:
-            _forget_collections()  # a collection may be gone, or the server restarted
-            raise _failure(what, exc) from exc
+        for attempt in (1, 2):
+            try:
+                return fn(_client(write=write))
+            except VectorError:
+                _forget_collections()
+                raise
+            except Exception as exc:
+                _forget_collections()  # a collection may be gone, or the server restarted
+                kind = exc.kind if isinstance(exc, _ServerFailure) else type(exc).__name__
+                if not (write and attempt == 1 and kind == "NotFoundError"):
+                    raise _failure(what, exc) from exc
 
 
 def _unlocked(what: str, fn):

@@ -8,6 +8,7 @@ import http.client
 import json
 import os
 import pwd
+import shutil
 import socket
 import stat
 import subprocess
@@ -282,3 +283,19 @@ def test_an_entry_holds_its_frame_id_alone(data_dir):
     stored = vectors._call("read", metadatas)
     assert sorted(zip(stored["ids"], (m for m in stored["metadatas"]))) == [("41:0", {"frame_id": 41}), ("42:0", {"frame_id": 42})]
     vectors.vectors_release()
+
+
+def test_a_write_after_the_index_was_replaced_under_the_vector_server_goes_to_the_new_index(tmp_path, settings):
+    # The worker had the day's collection cached; the files are removed and the server starts an
+    # empty index. The next frame's vectors are written there at once, not after a retry 30 s later.
+    settings.DATA_DIR = tmp_path
+    with vector_server_run(tmp_path):
+        vectors.day_write(embedder_key="test", day=DAY, entries=entries(51, 52))
+        assert nearest(52) == [52]
+        shutil.rmtree(tmp_path / "chroma" / "db")
+        deadline = time.time() + 30
+        while not (tmp_path / "chroma" / "db").exists():  # the server looks every second
+            assert time.time() < deadline
+            time.sleep(0.1)
+        vectors.day_write(embedder_key="test", day=DAY, entries=entries(53))
+        assert vectors.day_count(embedder_key="test", day=DAY) == 1 and nearest(53) == [53]
