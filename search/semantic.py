@@ -278,20 +278,23 @@ def semantic_plan(*, q: str, filters: Filters, n: int) -> SemanticPlan:
     return plan
 
 
-def _days_written(key: str, days: list[int]) -> bool:
-    """Whether the database says vectors of this embedder key were written for a frame of any of
-    these UTC days: each run of consecutive days is read from the time index up to its first such
-    frame (a day with no frames costs one look; one whose frames all wait for their vectors, a
-    walk of them)."""
+def _gaps(first_day: int, last_day: int, present: list[int]) -> list[tuple[int, int]]:
+    """The runs [start, end) of days from first_day to last_day that have no collection."""
+    gaps, start = [], first_day
+    for day in sorted(day for day in set(present) if first_day <= day <= last_day):
+        if day > start:
+            gaps.append((start, day))
+        start = day + 1
+    return gaps + [(start, last_day + 1)] if start <= last_day else gaps
+
+
+def _days_written(key: str, gaps: list[tuple[int, int]]) -> bool:
+    """Whether the database says vectors of this embedder key were written for a frame of these
+    runs of days: each is read from the time index up to its first such frame (a day with no
+    frames costs one look; one whose frames all wait for their vectors, a walk of them)."""
     adapt = connection.ops.adapt_datetimefield_value
-    runs: list[list[int]] = []
-    for day in sorted(days):
-        if runs and runs[-1][1] == day:
-            runs[-1][1] = day + 1
-        else:
-            runs.append([day, day + 1])
     with connection.cursor() as cursor:
-        for first, end in runs:
+        for first, end in gaps:
             # CROSS JOIN: SQLite walks the frames of the days, not every frame with vectors.
             cursor.execute(
                 "SELECT 1 FROM frames_frame f CROSS JOIN search_framevectors v WHERE v.frame_id = f.id"
@@ -313,13 +316,11 @@ def _days_lost(key: str, first_day: int, last_day: int, present: list[int]) -> t
     listed yet), while the database says vectors of that day were written to it. Its files were
     removed or replaced under it (the vector server then starts an empty index), or a remote
     server lost them. Returns that, and the days present (listed afresh when a day was missing)."""
-    listed = set(present)
-    missing = [day for day in range(first_day, min(last_day, day_of(int(time.time() * 1000))) + 1) if day not in listed]
-    if not missing or not _days_written(key, missing):
+    last_day = min(last_day, day_of(int(time.time() * 1000)))
+    if not _days_written(key, _gaps(first_day, last_day, present)):
         return False, present
     present = days_present(embedder_key=key, fresh=True)
-    listed = set(present)
-    return _days_written(key, [day for day in missing if day not in listed]), present
+    return _days_written(key, _gaps(first_day, last_day, present)), present
 
 
 def vectors_lost(key: str) -> bool:
