@@ -9,6 +9,7 @@ import os
 import pwd
 import shlex
 import shutil
+import stat
 import subprocess
 import tempfile
 import time
@@ -19,9 +20,11 @@ FONT = "DejaVu Sans Mono:size=26"
 
 
 def account() -> pwd.struct_passwd:
-    """The account sway runs as: this one, or (run as root) USER, made if missing."""
+    """The account sway runs as: this one, or (run as root) USER, made if missing. Run as root,
+    the account is also let through the folders above the checkout (repo_reachable)."""
     if os.geteuid() != 0:
         return pwd.getpwuid(os.geteuid())
+    repo_reachable()
     try:
         return pwd.getpwnam(USER)
     except KeyError:
@@ -32,6 +35,17 @@ def account() -> pwd.struct_passwd:
             return pwd.getpwnam(USER)
         except KeyError:
             raise RuntimeError(f"cannot make the account {USER} for sway: {made.stderr}") from None
+
+
+def repo_reachable() -> None:
+    """The session's account runs the client from the checkout (its files are readable by all, as
+    git makes them), which it reaches only through folders others may pass: a clone inside
+    `mktemp -d` (0700) is not. Those folders are given others' right to pass (x), not to list."""
+    repo = Path(__file__).resolve().parents[2]
+    for folder in [repo, *repo.parents]:
+        mode = folder.stat().st_mode
+        if not mode & stat.S_IXOTH:
+            folder.chmod(stat.S_IMODE(mode) | stat.S_IXOTH)
 
 
 class Sway:
